@@ -1,0 +1,287 @@
+//! The congestion-control interface and the algorithm registry.
+//!
+//! The trait mirrors Linux's `struct tcp_congestion_ops` because every algorithm here is specified
+//! against a kernel implementation: `ssthresh` (called on entering Recovery or Loss), `cong_avoid`
+//! (window growth on an ACK when the stack allows growth), `set_state`, `cwnd_event`,
+//! `pkts_acked` (the per-ACK RTT sample) and `cong_control` (an algorithm that sets cwnd and the
+//! pacing rate itself on every ACK, as BBR does; the stack then skips PRR and `cong_avoid`).
+//! Every hook has a no-op default, `now` is always an argument (inside [`SockState`]), and one
+//! dispatch style is used everywhere: `Box<dyn CongestionControl>`, one virtual call per hook.
+
+pub mod bbr;
+pub mod cubic;
+pub mod newreno;
+pub mod params;
+
+use crate::rng::Rng;
+use crate::time::Time;
+pub use params::{ParamSpec, Params};
+
+/// Linux `TCP_INFINITE_SSTHRESH`.
+pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+/// Linux's congestion-avoidance states (`enum tcp_ca_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    Open,
+    Disorder,
+    Cwr,
+    Recovery,
+    Loss,
+}
+
+/// Linux `enum tcp_ca_event`, the subset the simulator raises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaEvent {
+    /// First transmission when no packet is in flight (after idle).
+    TxStart,
+    /// An RTO fired (before `set_state(Loss)`).
+    Loss,
+}
+
+/// The socket state a congestion controller may read and write: Linux's `struct tcp_sock`
+/// fields that the ops touch. Windows are in packets (MSS-sized segments), as in Linux.
+#[derive(Debug, Clone)]
+pub struct SockState {
+    pub now: Time,
+    pub mss: u32,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    /// Linux `snd_cwnd_cnt`: ACKed packets counted towards the next additive increase.
+    pub cwnd_cnt: u32,
+    pub cwnd_clamp: u32,
+    pub ca_state: CaState,
+    /// Segments sent and not cumulatively acknowledged (`packets_out`).
+    pub packets_out: u32,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    /// Packets delivered (cumulatively or selectively acked), each counted once (`tp->delivered`).
+    pub delivered: u64,
+    /// Time of the latest delivery (`delivered_mstamp`).
+    pub delivered_mstamp: Time,
+    /// Packets marked lost over the connection's life (`tp->lost`).
+    pub lost: u64,
+    /// Smoothed RTT in ns; 0 until the first sample.
+    pub srtt: Time,
+    /// Minimum RTT seen (`tcp_min_rtt`), in ns; `Time::MAX` until the first sample.
+    pub min_rtt: Time,
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    /// The last transmission attempt was stopped by cwnd (`tcp_is_cwnd_limited`).
+    pub is_cwnd_limited: bool,
+    /// Largest `packets_out` seen in the current window (`max_packets_out`).
+    pub max_packets_out: u32,
+    /// Linux `app_limited`: nonzero while the flow is application-limited.
+    pub app_limited: u64,
+    /// Pacing rate in bytes per second (`sk_pacing_rate`); 0 = not set.
+    pub pacing_rate: u64,
+    /// Earliest departure time of the next packet (`tcp_wstamp_ns`), for EDT pacing.
+    pub next_tx_time: Time,
+    /// cwnd before the current reduction (PRR's RecoverFS; BBR's saved cwnd is its own).
+    pub prior_cwnd: u32,
+    pub initial_cwnd: u32,
+    /// The stack paces this flow (Linux `sk_pacing_status != SK_PACING_NONE`).
+    pub paced: bool,
+}
+
+impl SockState {
+    pub fn new(mss: u32, initial_cwnd: u32) -> Self {
+        SockState {
+            now: 0,
+            mss,
+            cwnd: initial_cwnd,
+            ssthresh: INFINITE_SSTHRESH,
+            cwnd_cnt: 0,
+            cwnd_clamp: u32::MAX / 2,
+            ca_state: CaState::Open,
+            packets_out: 0,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            delivered: 0,
+            delivered_mstamp: 0,
+            lost: 0,
+            srtt: 0,
+            min_rtt: Time::MAX,
+            snd_una: 0,
+            snd_nxt: 0,
+            is_cwnd_limited: true,
+            max_packets_out: 0,
+            app_limited: 0,
+            pacing_rate: 0,
+            next_tx_time: 0,
+            prior_cwnd: 0,
+            initial_cwnd,
+            paced: false,
+        }
+    }
+
+    /// Linux `tcp_packets_in_flight`: packets_out - (sacked_out + lost_out) + retrans_out.
+    #[inline]
+    pub fn packets_in_flight(&self) -> u32 {
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
+
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Linux `tcp_is_cwnd_limited`.
+    pub fn cwnd_limited(&self) -> bool {
+        if self.is_cwnd_limited {
+            return true;
+        }
+        if self.in_slow_start() {
+            return self.cwnd < 2 * self.max_packets_out;
+        }
+        false
+    }
+
+    /// Linux `tcp_slow_start`: grow by `acked` up to ssthresh; returns the leftover acked count.
+    pub fn slow_start(&mut self, acked: u32) -> u32 {
+        let cwnd = (self.cwnd + acked).min(self.ssthresh);
+        let left = acked - (cwnd - self.cwnd).min(acked);
+        self.cwnd = cwnd.min(self.cwnd_clamp);
+        left
+    }
+
+    /// Linux `tcp_cong_avoid_ai`: cwnd += 1 per `w` ACKed packets (carrying the remainder).
+    pub fn cong_avoid_ai(&mut self, w: u32, acked: u32) {
+        let w = w.max(1);
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0;
+            self.cwnd += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= w {
+            let delta = self.cwnd_cnt / w;
+            self.cwnd_cnt -= delta * w;
+            self.cwnd += delta;
+        }
+        self.cwnd = self.cwnd.min(self.cwnd_clamp);
+    }
+}
+
+/// Linux `struct rate_sample` (tcp_rate.c), built on every ACK.
+#[derive(Debug, Clone, Copy)]
+pub struct RateSample {
+    /// `tp->delivered` when the sampled packet was sent.
+    pub prior_delivered: u64,
+    /// `delivered_mstamp` when the sampled packet was sent; `None` if no packet was sampled.
+    pub prior_mstamp: Option<Time>,
+    /// Packets delivered over the interval; -1 if the sample is invalid.
+    pub delivered: i64,
+    /// Interval in ns (max of send and ACK phases); -1 if invalid.
+    pub interval: i64,
+    /// RTT of the newest (s)acked never-retransmitted packet, ns; -1 if none.
+    pub rtt: i64,
+    /// Packets newly marked lost on this ACK.
+    pub losses: u32,
+    /// Packets newly (s)acked on this ACK.
+    pub acked_sacked: u32,
+    /// packets_in_flight before this ACK was processed.
+    pub prior_in_flight: u32,
+    pub is_app_limited: bool,
+    pub is_retrans: bool,
+    pub is_ack_delayed: bool,
+}
+
+impl Default for RateSample {
+    fn default() -> Self {
+        RateSample {
+            prior_delivered: 0,
+            prior_mstamp: None,
+            delivered: -1,
+            interval: -1,
+            rtt: -1,
+            losses: 0,
+            acked_sacked: 0,
+            prior_in_flight: 0,
+            is_app_limited: false,
+            is_retrans: false,
+            is_ack_delayed: false,
+        }
+    }
+}
+
+/// Linux `struct ack_sample` for `pkts_acked`.
+#[derive(Debug, Clone, Copy)]
+pub struct AckSample {
+    pub pkts_acked: u32,
+    /// RTT in ns of the newest newly acked never-retransmitted packet; -1 if none.
+    pub rtt: i64,
+    pub in_flight: u32,
+}
+
+/// What an algorithm exposes for the time series (NaN where it has no such quantity).
+#[derive(Debug, Clone, Copy)]
+pub struct CcTelemetry {
+    /// BBR's RTprop (min_rtt), ms.
+    pub rtprop_ms: f64,
+    /// BBR's bottleneck bandwidth estimate, bits per second.
+    pub btlbw_bps: f64,
+}
+
+impl Default for CcTelemetry {
+    fn default() -> Self {
+        CcTelemetry { rtprop_ms: f64::NAN, btlbw_bps: f64::NAN }
+    }
+}
+
+pub trait CongestionControl {
+    fn name(&self) -> &'static str;
+    /// Called once when the flow starts.
+    fn init(&mut self, _s: &mut SockState) {}
+    /// New slow-start threshold on entering Recovery or Loss (required, as in Linux).
+    fn ssthresh(&mut self, s: &mut SockState) -> u32;
+    /// Window growth on an ACK when the stack allows it (not in CWR/Recovery).
+    fn cong_avoid(&mut self, _s: &mut SockState, _acked: u32) {}
+    fn set_state(&mut self, _s: &mut SockState, _new: CaState) {}
+    fn cwnd_event(&mut self, _s: &mut SockState, _ev: CaEvent) {}
+    fn pkts_acked(&mut self, _s: &mut SockState, _sample: &AckSample) {}
+    /// Algorithms that own cwnd and pacing on every ACK (Linux `cong_control`). When this
+    /// returns true the stack calls [`CongestionControl::cong_control`] instead of PRR and
+    /// `cong_avoid`, and does not set cwnd = ssthresh on leaving Recovery.
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+    fn cong_control(&mut self, _s: &mut SockState, _rs: &RateSample) {}
+    /// Whether the flow must be paced at `SockState::pacing_rate` (BBR sets
+    /// `sk_pacing_status`); other algorithms are paced only when the scenario asks for it.
+    fn wants_pacing(&self) -> bool {
+        false
+    }
+    fn telemetry(&self) -> CcTelemetry {
+        CcTelemetry::default()
+    }
+}
+
+/// An algorithm's entry in the registry.
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub source: &'static str,
+    pub params: &'static [ParamSpec],
+}
+
+pub const ALGORITHMS: &[AlgorithmInfo] = &[newreno::INFO, cubic::INFO, bbr::INFO];
+
+pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
+    ALGORITHMS.iter().find(|a| a.name == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    ALGORITHMS.iter().map(|a| a.name).collect()
+}
+
+/// Build an algorithm from its name and validated parameters. `rng` is the flow's own stream.
+pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl> {
+    match name {
+        "newreno" => Box::new(newreno::NewReno::new(newreno::NewRenoConfig::from_params(params))),
+        "cubic" => Box::new(cubic::Cubic::new(cubic::CubicConfig::from_params(params))),
+        "bbr" => Box::new(bbr::Bbr::new(bbr::BbrConfig::from_params(params), rng)),
+        _ => unreachable!("algorithm names are validated by the scenario"),
+    }
+}

@@ -1,0 +1,103 @@
+//! What a run reports: a per-flow and bottleneck summary (serialised as the CLI's JSON) and a
+//! long-format time series (one row per sample time and flow).
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowSummary {
+    pub id: u32,
+    pub group: usize,
+    pub cc: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    /// Cumulatively acknowledged payload bytes / connection time (the seed papers' definition).
+    pub throughput_mbps: f64,
+    pub bytes_acked: u64,
+    pub bytes_sent: u64,
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub segments_delivered: u64,
+    pub retransmits: u64,
+    pub rto_count: u64,
+    pub fast_recoveries: u64,
+    pub rtt_min_ms: f64,
+    pub rtt_mean_ms: f64,
+    pub rtt_p95_ms: f64,
+    pub cwnd_final_pkts: u32,
+    pub cwnd_final_bytes: u64,
+    pub completed: bool,
+    pub completion_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BottleneckSummary {
+    pub rate_mbps: f64,
+    pub delay_ms: f64,
+    pub buffer_pkts: Option<u64>,
+    pub buffer_bytes: Option<u64>,
+    pub packets_in: u64,
+    pub packets_out: u64,
+    /// Drop-tail overflows.
+    pub drops: u64,
+    /// Random (Bernoulli) losses on the data direction.
+    pub random_losses: u64,
+    pub ack_losses: u64,
+    /// Fraction of the run the link was serialising.
+    pub utilization: f64,
+    pub queue_mean_pkts: f64,
+    pub queue_max_pkts: u64,
+    pub queue_delay_mean_ms: f64,
+    pub queue_delay_p95_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub name: Option<String>,
+    pub seed: u64,
+    pub sim_seconds: f64,
+    pub events: u64,
+    pub wall_seconds: f64,
+    pub flows: Vec<FlowSummary>,
+    pub total_throughput_mbps: f64,
+    pub jain_index: f64,
+    pub bottleneck: BottleneckSummary,
+}
+
+/// Columns of the time series, all the same length.
+#[derive(Debug, Clone, Default)]
+pub struct TimeSeries {
+    pub time_s: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cc: Vec<&'static str>,
+    pub delivery_rate_mbps: Vec<f64>,
+    pub bytes_acked: Vec<u64>,
+    pub cwnd_pkts: Vec<u32>,
+    pub srtt_ms: Vec<f64>,
+    pub rtprop_ms: Vec<f64>,
+    pub btlbw_mbps: Vec<f64>,
+    pub pacing_rate_mbps: Vec<f64>,
+    pub inflight_pkts: Vec<u32>,
+    pub queue_pkts: Vec<u32>,
+    pub queue_bytes: Vec<u64>,
+}
+
+impl TimeSeries {
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
+
+pub struct RunOutput {
+    pub summary: Summary,
+    pub timeseries: TimeSeries,
+}
+
+impl Summary {
+    /// JSON with `wall_seconds` (the only machine-dependent field) included.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("summary serialises")
+    }
+}

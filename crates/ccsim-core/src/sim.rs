@@ -1,0 +1,499 @@
+//! The dumbbell and the run loop.
+//!
+//! Topology: each flow's sender has its own access link (rate, one-way delay, unlimited queue)
+//! to the router; the router's output is the bottleneck (rate, one-way delay, drop-tail buffer,
+//! Bernoulli loss on data packets as they arrive at the far end, after using link time, like a
+//! corrupted frame); one receiver sits behind it. ACKs return over an uncongested reverse path
+//! with the same propagation delays (bottleneck delay + the flow's access delay) and no
+//! serialisation; `ack_loss` drops ACKs at random.
+
+use crate::cc;
+use crate::event::{Event, EventQueue};
+use crate::metrics::{BottleneckSummary, FlowSummary, RunOutput, Summary, TimeSeries};
+use crate::net::{DelayLine, Link, QueueLimit};
+use crate::rng::{self, Rng};
+use crate::scenario::Scenario;
+use crate::stats::{jain_index, Histogram, Running};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::Sender;
+use crate::tcp::{AckPkt, DataPkt};
+use crate::time::{to_ms, to_secs, Time, MS};
+use rand::Rng as _;
+
+struct Flow {
+    cc_name: &'static str,
+    sender: Sender,
+    receiver: Receiver,
+    access: Link<DataPkt>,
+    acks: DelayLine<AckPkt>,
+    start: Time,
+    stop: Time,
+    /// When the flow's connection time ended (stop, completion or end of run).
+    ended_at: Option<Time>,
+    rto_event_at: Option<Time>,
+    delack_event_at: Option<Time>,
+    pace_event_at: Option<Time>,
+    last_sample_acked: u64,
+}
+
+pub struct Sim {
+    pub now: Time,
+    end: Time,
+    q: EventQueue,
+    flows: Vec<Flow>,
+    bn: Link<DataPkt>,
+    loss: f64,
+    ack_loss: f64,
+    loss_rng: Rng,
+    ack_loss_rng: Rng,
+    qdelay_hist: Histogram,
+    qdelay: Running,
+    sample_interval: Time,
+    pub ts: TimeSeries,
+    pub events: u64,
+    seed: u64,
+    name: Option<String>,
+}
+
+fn cc_static_name(name: &str) -> &'static str {
+    cc::find(name).map(|a| a.name).expect("validated algorithm")
+}
+
+impl Sim {
+    pub fn new(sc: &Scenario, seed: u64) -> Sim {
+        let b = &sc.bottleneck;
+        let limit = match (b.buffer_pkts, b.buffer_bytes) {
+            (Some(p), _) => QueueLimit::Packets(p),
+            (None, Some(by)) => QueueLimit::Bytes(by),
+            _ => QueueLimit::Unlimited,
+        };
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        for (i, fc) in sc.flows.iter().enumerate() {
+            let cc_rng = rng::flow_stream(seed, i, rng::stream::CC);
+            let mut clock_rng = rng::flow_stream(seed, i, rng::stream::CLOCK);
+            let algo = cc::build(&fc.cc, &fc.params, cc_rng);
+            let sender = Sender::new(i as u32, fc.tcp.clone(), fc.size, algo);
+            // The receiver's timestamp clock runs with an arbitrary offset from the sender's.
+            let offset: Time = clock_rng.gen_range(0..1_000_000) * MS;
+            let receiver =
+                Receiver::new(i as u32, fc.tcp.mss, fc.size, fc.tcp.delayed_ack, fc.tcp.delack_timeout, fc.tcp.ts_tick, offset, fc.tcp.rwnd);
+            flows.push(Flow {
+                cc_name: cc_static_name(&fc.cc),
+                sender,
+                receiver,
+                access: Link::new(fc.access_rate_bps, fc.access_delay, QueueLimit::Unlimited),
+                acks: DelayLine::new(b.delay + fc.access_delay),
+                start: fc.start,
+                stop: fc.stop.unwrap_or(sc.duration),
+                ended_at: None,
+                rto_event_at: None,
+                delack_event_at: None,
+                pace_event_at: None,
+                last_sample_acked: 0,
+            });
+        }
+        let mut q = EventQueue::with_capacity(64 + 8 * flows.len());
+        for (i, f) in flows.iter().enumerate() {
+            q.schedule(f.start, Event::FlowStart(i as u32));
+            if f.stop < sc.duration {
+                q.schedule(f.stop, Event::FlowStop(i as u32));
+            }
+        }
+        q.schedule(sc.sample_interval, Event::Sample);
+        Sim {
+            now: 0,
+            end: sc.duration,
+            q,
+            flows,
+            bn: Link::new(b.rate_bps, b.delay, limit),
+            loss: b.loss,
+            ack_loss: b.ack_loss,
+            loss_rng: rng::derive(seed, rng::stream::BOTTLENECK_LOSS),
+            ack_loss_rng: rng::derive(seed, rng::stream::ACK_LOSS),
+            qdelay_hist: Histogram::default(),
+            qdelay: Running::default(),
+            sample_interval: sc.sample_interval,
+            ts: TimeSeries::default(),
+            events: 0,
+            seed,
+            name: sc.name.clone(),
+        }
+    }
+
+    /// Run until the scenario's duration (events at exactly the end time still run).
+    pub fn run_to_end(&mut self) {
+        while let Some(t) = self.q.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.q.pop().unwrap();
+            self.now = t;
+            self.events += 1;
+            self.handle(ev);
+        }
+        self.now = self.end;
+        self.bn.finish_accounting(self.end);
+    }
+
+    /// Run until `t` (for tests that inspect state mid-run).
+    pub fn run_until(&mut self, t: Time) {
+        while let Some(pt) = self.q.peek_time() {
+            if pt > t.min(self.end) {
+                break;
+            }
+            let (pt, ev) = self.q.pop().unwrap();
+            self.now = pt;
+            self.events += 1;
+            self.handle(ev);
+        }
+    }
+
+    fn handle(&mut self, ev: Event) {
+        let now = self.now;
+        match ev {
+            Event::FlowStart(f) => {
+                let fl = &mut self.flows[f as usize];
+                fl.sender.start(now);
+                self.try_send(f);
+            }
+            Event::FlowStop(f) => self.end_flow(f),
+            Event::AccessTxDone(f) => {
+                let fl = &mut self.flows[f as usize];
+                if let Some(at) = fl.access.finish_tx(now) {
+                    self.q.schedule(at, Event::AccessArrive(f));
+                }
+                self.start_access_tx(f);
+            }
+            Event::AccessArrive(f) => {
+                let (pkt, next) = self.flows[f as usize].access.arrive();
+                if let Some(t) = next {
+                    self.q.schedule(t, Event::AccessArrive(f));
+                }
+                self.bottleneck_enqueue(pkt);
+            }
+            Event::BottleneckTxDone => {
+                if let Some(at) = self.bn.finish_tx(now) {
+                    self.q.schedule(at, Event::BottleneckArrive);
+                }
+                self.start_bottleneck_tx();
+            }
+            Event::BottleneckArrive => {
+                let (pkt, next) = self.bn.arrive();
+                if let Some(t) = next {
+                    self.q.schedule(t, Event::BottleneckArrive);
+                }
+                if self.loss > 0.0 && self.loss_rng.gen::<f64>() < self.loss {
+                    self.bn.stats.random_losses += 1;
+                } else {
+                    self.deliver_data(pkt);
+                }
+            }
+            Event::AckArrive(f) => {
+                let fl = &mut self.flows[f as usize];
+                let (ack, next) = fl.acks.pop();
+                if let Some(t) = next {
+                    self.q.schedule(t, Event::AckArrive(f));
+                }
+                if fl.ended_at.is_none() {
+                    fl.sender.on_ack(&ack, now);
+                    if fl.sender.completed_at.is_some() {
+                        self.end_flow(f);
+                    } else {
+                        self.try_send(f);
+                    }
+                }
+            }
+            Event::Rto(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.rto_event_at == Some(now) {
+                    fl.rto_event_at = None;
+                }
+                if fl.ended_at.is_none() {
+                    if let Some(d) = fl.sender.rto_deadline {
+                        if d <= now {
+                            fl.sender.on_rto(now);
+                            self.try_send(f);
+                        }
+                    }
+                    self.ensure_rto_event(f);
+                }
+            }
+            Event::DelAck(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.delack_event_at == Some(now) {
+                    fl.delack_event_at = None;
+                }
+                if let Some(d) = fl.receiver.delack_deadline {
+                    if d <= now {
+                        if let Some(ack) = fl.receiver.on_delack_timer(now) {
+                            self.send_ack(f, ack);
+                        }
+                    } else {
+                        self.ensure_delack_event(f);
+                    }
+                }
+            }
+            Event::Pace(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.pace_event_at == Some(now) {
+                    fl.pace_event_at = None;
+                }
+                self.try_send(f);
+            }
+            Event::Sample => {
+                self.sample();
+                let next = now + self.sample_interval;
+                if next <= self.end {
+                    self.q.schedule(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    fn end_flow(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.ended_at.is_none() {
+            fl.ended_at = Some(now);
+            fl.sender.stop();
+        }
+    }
+
+    /// Send whatever cwnd, the receive window and the pacer allow now.
+    fn try_send(&mut self, f: u32) {
+        let now = self.now;
+        loop {
+            let fl = &mut self.flows[f as usize];
+            if !fl.sender.active || fl.sender.sk.packets_in_flight() >= fl.sender.sk.cwnd {
+                if fl.sender.active {
+                    fl.sender.sk.is_cwnd_limited = true;
+                }
+                break;
+            }
+            let gate = fl.sender.pacing_gate(now);
+            if gate > now {
+                if fl.pace_event_at.map_or(true, |t| t > gate) {
+                    fl.pace_event_at = Some(gate);
+                    self.q.schedule(gate, Event::Pace(f));
+                }
+                break;
+            }
+            match fl.sender.next_packet(now) {
+                Some(pkt) => {
+                    let bytes = pkt.wire_bytes();
+                    fl.access.enqueue(pkt, bytes, now);
+                    self.start_access_tx(f);
+                }
+                None => break,
+            }
+        }
+        self.ensure_rto_event(f);
+    }
+
+    fn ensure_rto_event(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.sender.rto_deadline {
+            if fl.rto_event_at.map_or(true, |t| t > d) {
+                fl.rto_event_at = Some(d);
+                self.q.schedule(d, Event::Rto(f));
+            }
+        }
+    }
+
+    fn ensure_delack_event(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.receiver.delack_deadline {
+            if fl.delack_event_at.map_or(true, |t| t > d) {
+                fl.delack_event_at = Some(d);
+                self.q.schedule(d, Event::DelAck(f));
+            }
+        }
+    }
+
+    fn start_access_tx(&mut self, f: u32) {
+        let now = self.now;
+        if let Some((_, done)) = self.flows[f as usize].access.start_tx(now, |p| p.wire_bytes()) {
+            self.q.schedule(done, Event::AccessTxDone(f));
+        }
+    }
+
+    fn bottleneck_enqueue(&mut self, mut pkt: DataPkt) {
+        let now = self.now;
+        pkt.enq = now;
+        if self.bn.enqueue(pkt, pkt.wire_bytes(), now) {
+            self.start_bottleneck_tx();
+        }
+    }
+
+    fn start_bottleneck_tx(&mut self) {
+        let now = self.now;
+        if let Some((pkt, done)) = self.bn.start_tx(now, |p| p.wire_bytes()) {
+            let d = now - pkt.enq;
+            self.qdelay_hist.add(d);
+            self.qdelay.add(d as f64);
+            self.q.schedule(done, Event::BottleneckTxDone);
+        }
+    }
+
+    fn deliver_data(&mut self, pkt: DataPkt) {
+        let now = self.now;
+        let f = pkt.flow;
+        let fl = &mut self.flows[f as usize];
+        match fl.receiver.on_data(&pkt, now) {
+            Some(ack) => self.send_ack(f, ack),
+            None => self.ensure_delack_event(f),
+        }
+    }
+
+    fn send_ack(&mut self, f: u32, ack: AckPkt) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if self.ack_loss > 0.0 && self.ack_loss_rng.gen::<f64>() < self.ack_loss {
+            fl.acks.packets_in += 1;
+            fl.acks.losses += 1;
+            return;
+        }
+        if let Some(at) = fl.acks.push(ack, now) {
+            self.q.schedule(at, Event::AckArrive(f));
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = to_secs(self.now);
+        let qp = self.bn.queue.len() as u32;
+        let qb = self.bn.queue_bytes;
+        let interval = to_secs(self.sample_interval);
+        for (i, fl) in self.flows.iter_mut().enumerate() {
+            let s = &fl.sender;
+            let acked = s.stats.bytes_acked;
+            let tel = s.cc.telemetry();
+            let ts = &mut self.ts;
+            ts.time_s.push(t);
+            ts.flow.push(i as u32);
+            ts.cc.push(fl.cc_name);
+            ts.delivery_rate_mbps.push((acked - fl.last_sample_acked) as f64 * 8.0 / interval / 1e6);
+            ts.bytes_acked.push(acked);
+            ts.cwnd_pkts.push(s.sk.cwnd);
+            ts.srtt_ms.push(if s.sk.srtt > 0 { to_ms(s.sk.srtt) } else { f64::NAN });
+            ts.rtprop_ms.push(tel.rtprop_ms);
+            ts.btlbw_mbps.push(tel.btlbw_bps / 1e6);
+            ts.pacing_rate_mbps.push(if s.sk.paced { s.sk.pacing_rate as f64 * 8.0 / 1e6 } else { f64::NAN });
+            ts.inflight_pkts.push(s.sk.packets_in_flight());
+            ts.queue_pkts.push(qp);
+            ts.queue_bytes.push(qb);
+            fl.last_sample_acked = acked;
+        }
+    }
+
+    /// Conservation on every link: packets in = out + drops + still queued or on the wire.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        if !self.bn.conserves() {
+            return Err(format!("bottleneck: {:?} with {} in flight", self.bn.stats, self.bn.in_flight()));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if !f.access.conserves() {
+                return Err(format!("flow {i} access link: {:?} with {} in flight", f.access.stats, f.access.in_flight()));
+            }
+            if !f.acks.conserves() {
+                return Err(format!("flow {i} ACK path does not conserve packets"));
+            }
+            f.sender.check_invariants()?;
+        }
+        Ok(())
+    }
+
+    pub fn flow_sender(&self, i: usize) -> &Sender {
+        &self.flows[i].sender
+    }
+    pub fn flow_receiver(&self, i: usize) -> &Receiver {
+        &self.flows[i].receiver
+    }
+    pub fn bottleneck(&self) -> &Link<DataPkt> {
+        &self.bn
+    }
+
+    pub fn summary(&self, wall_seconds: f64) -> Summary {
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for (i, fl) in self.flows.iter().enumerate() {
+            let s = &fl.sender;
+            let end = fl.ended_at.unwrap_or(self.end).max(fl.start);
+            let started = self.end > fl.start || fl.ended_at.is_some();
+            let conn = end.saturating_sub(fl.start);
+            let thr = if conn > 0 && started { s.stats.bytes_acked as f64 * 8.0 / to_secs(conn) / 1e6 } else { 0.0 };
+            let rtt = &s.stats.rtt;
+            flows.push(FlowSummary {
+                id: i as u32,
+                group: 0,
+                cc: fl.cc_name.to_string(),
+                start_s: to_secs(fl.start),
+                end_s: to_secs(end),
+                throughput_mbps: thr,
+                bytes_acked: s.stats.bytes_acked,
+                bytes_sent: s.stats.bytes_sent,
+                bytes_delivered: fl.receiver.bytes_delivered,
+                segments_sent: s.stats.segments_sent,
+                segments_delivered: fl.receiver.segments_delivered,
+                retransmits: s.stats.retransmits,
+                rto_count: s.stats.rto_count,
+                fast_recoveries: s.stats.fast_recoveries,
+                rtt_min_ms: if rtt.n > 0 { rtt.min / 1e6 } else { f64::NAN },
+                rtt_mean_ms: rtt.mean() / 1e6,
+                rtt_p95_ms: s.stats.rtt_hist.quantile(0.95) / 1e6,
+                cwnd_final_pkts: s.sk.cwnd,
+                cwnd_final_bytes: s.sk.cwnd as u64 * s.cfg.mss as u64,
+                completed: s.completed_at.is_some(),
+                completion_s: s.completed_at.map(to_secs),
+            });
+        }
+        let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+        let st = &self.bn.stats;
+        let dur = to_secs(self.end);
+        Summary {
+            name: self.name.clone(),
+            seed: self.seed,
+            sim_seconds: dur,
+            events: self.events,
+            wall_seconds,
+            total_throughput_mbps: thr.iter().sum(),
+            jain_index: jain_index(&thr),
+            flows,
+            bottleneck: BottleneckSummary {
+                rate_mbps: self.bn.rate_bps as f64 / 1e6,
+                delay_ms: to_ms(self.bn.delay),
+                buffer_pkts: match self.bn.limit {
+                    QueueLimit::Packets(p) => Some(p),
+                    _ => None,
+                },
+                buffer_bytes: match self.bn.limit {
+                    QueueLimit::Bytes(b) => Some(b),
+                    _ => None,
+                },
+                packets_in: st.packets_in,
+                packets_out: st.packets_out,
+                drops: st.drops,
+                random_losses: st.random_losses,
+                ack_losses: self.flows.iter().map(|f| f.acks.losses).sum(),
+                utilization: (st.busy_time as f64 / self.end as f64).min(1.0),
+                queue_mean_pkts: st.queue_area as f64 / self.end as f64,
+                queue_max_pkts: st.queue_max,
+                queue_delay_mean_ms: self.qdelay.mean() / 1e6,
+                queue_delay_p95_ms: self.qdelay_hist.quantile(0.95) / 1e6,
+            },
+        }
+    }
+}
+
+/// Run a scenario. `seed` overrides the scenario's seed. The wall time is the run loop's only
+/// (it is reported, never used by the simulation).
+pub fn run(sc: &Scenario, seed: Option<u64>) -> RunOutput {
+    let seed = seed.unwrap_or(sc.seed);
+    let mut sim = Sim::new(sc, seed);
+    let t0 = std::time::Instant::now();
+    sim.run_to_end();
+    let wall = t0.elapsed().as_secs_f64();
+    let mut summary = sim.summary(wall);
+    for (fs, fc) in summary.flows.iter_mut().zip(&sc.flows) {
+        fs.group = fc.group;
+    }
+    RunOutput { summary, timeseries: std::mem::take(&mut sim.ts) }
+}

@@ -1,0 +1,710 @@
+//! The TCP sender: scoreboard, loss recovery, RTO, rate sampling and pacing.
+//!
+//! The order of work on an ACK follows Linux `tcp_ack`: SACK tagging, cumulative ACK
+//! (`tcp_clean_rtx_queue`, RTT sample, `pkts_acked`), loss marking and the recovery state
+//! machine (`tcp_fastretrans_alert`, with RFC 6675 IsLost), delivery-rate sample
+//! (`tcp_rate_gen`), then `tcp_cong_control` (the algorithm's `cong_control`, or PRR in
+//! Recovery, or `cong_avoid`). Transmission is then driven by the simulator.
+//!
+//! Not modelled (Linux has them): RACK-TLP (a lost retransmission waits for the RTO), F-RTO,
+//! undo via DSACK or timestamps, TSO/GSO, TCP Small Queues, Nagle, the SYN handshake.
+
+use super::rtt::RttEstimator;
+use super::{AckPkt, DataPkt, Pacing, TcpConfig, HEADER_BYTES};
+use crate::cc::{AckSample, CaEvent, CaState, CongestionControl, RateSample, SockState};
+use crate::stats::{Histogram, Running};
+use crate::time::{Time, SEC};
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+/// Currently retransmitted and not yet (s)acked (Linux TCPCB_SACKED_RETRANS).
+const RETRANS: u8 = 4;
+/// Retransmitted at least once (Linux TCPCB_EVER_RETRANS): no RTT sample (Karn).
+const EVER_RETRANS: u8 = 8;
+/// The rate stamp was consumed by a SACK (Linux clears tx.delivered_mstamp).
+const RATE_DONE: u8 = 16;
+
+/// Per-segment scoreboard entry (Linux `tcp_skb_cb` fields that matter here).
+#[derive(Debug, Clone, Copy)]
+struct Seg {
+    /// Time of the latest (re)transmission.
+    sent: Time,
+    /// tcp_rate.c stamps taken when (re)sent.
+    tx_delivered: u64,
+    tx_delivered_mstamp: Time,
+    tx_first_tx_mstamp: Time,
+    tx_app_limited: bool,
+    flags: u8,
+}
+
+/// Counters a run reports for each flow.
+#[derive(Debug, Clone, Default)]
+pub struct SenderStats {
+    pub bytes_sent: u64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub rto_count: u64,
+    pub fast_recoveries: u64,
+    /// Payload bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    pub rtt: Running,
+    pub rtt_hist: Histogram,
+}
+
+pub struct Sender {
+    pub id: u32,
+    pub sk: SockState,
+    pub cc: Box<dyn CongestionControl>,
+    pub cfg: TcpConfig,
+    /// Total segments to send (u32::MAX = unlimited) and the last one's payload.
+    total_segs: u32,
+    last_len: u32,
+    segs: VecDeque<Seg>,
+    /// End (exclusive) of the highest SACKed segment.
+    high_sacked: u32,
+    /// Segments below this have had RFC 6675 loss marking applied.
+    lost_hint: u32,
+    /// Lowest segment that may be lost and not yet retransmitted.
+    retx_hint: u32,
+    /// Recovery point (RFC 6675 RecoveryPoint; Linux high_seq).
+    pub high_seq: u32,
+    prr_delivered: u32,
+    prr_out: u32,
+    pub rtt: RttEstimator,
+    /// When the retransmission timer fires (None = not armed).
+    pub rto_deadline: Option<Time>,
+    /// Linux first_tx_mstamp (tcp_rate.c).
+    first_tx_mstamp: Time,
+    sack_cache: [(u32, u32); super::MAX_SACK_BLOCKS],
+    sack_cache_n: usize,
+    /// Peer's advertised window in bytes.
+    snd_wnd: u64,
+    pub stats: SenderStats,
+    pub active: bool,
+    pub completed_at: Option<Time>,
+    data_segs_out: u64,
+    pub last_rs: RateSample,
+}
+
+impl Sender {
+    pub fn new(id: u32, cfg: TcpConfig, size_bytes: Option<u64>, cc: Box<dyn CongestionControl>) -> Self {
+        let (total_segs, last_len) = match size_bytes {
+            None => (u32::MAX, cfg.mss),
+            Some(b) => {
+                let n = b.div_ceil(cfg.mss as u64).max(1);
+                let last = (b - (n - 1) * cfg.mss as u64) as u32;
+                (n as u32, last.max(1))
+            }
+        };
+        let mut sk = SockState::new(cfg.mss, cfg.initial_cwnd);
+        sk.paced = match cfg.pacing {
+            Pacing::On => true,
+            Pacing::Off => false,
+            Pacing::Auto => cc.wants_pacing(),
+        };
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.ts_tick);
+        Sender {
+            id,
+            sk,
+            cc,
+            total_segs,
+            last_len,
+            segs: VecDeque::with_capacity(1024),
+            high_sacked: 0,
+            lost_hint: 0,
+            retx_hint: 0,
+            high_seq: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            rtt,
+            rto_deadline: None,
+            first_tx_mstamp: 0,
+            sack_cache: [(0, 0); super::MAX_SACK_BLOCKS],
+            sack_cache_n: 0,
+            snd_wnd: cfg.rwnd,
+            cfg,
+            stats: SenderStats::default(),
+            active: false,
+            completed_at: None,
+            data_segs_out: 0,
+            last_rs: RateSample::default(),
+        }
+    }
+
+    pub fn start(&mut self, now: Time) {
+        self.active = true;
+        self.sk.now = now;
+        self.sk.delivered_mstamp = now;
+        self.first_tx_mstamp = now;
+        self.cc.init(&mut self.sk);
+        self.update_pacing_rate();
+    }
+
+    #[inline]
+    fn seg(&self, seq: u32) -> &Seg {
+        &self.segs[(seq - self.sk.snd_una) as usize]
+    }
+
+    #[inline]
+    fn seg_mut(&mut self, seq: u32) -> &mut Seg {
+        let i = (seq - self.sk.snd_una) as usize;
+        &mut self.segs[i]
+    }
+
+    fn seg_len(&self, seq: u32) -> u32 {
+        if seq + 1 == self.total_segs {
+            self.last_len
+        } else {
+            self.cfg.mss
+        }
+    }
+
+    pub fn has_unsent_data(&self) -> bool {
+        self.sk.snd_nxt < self.total_segs
+    }
+
+    /// True when everything of a finite transfer is cumulatively acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.total_segs != u32::MAX && self.sk.snd_una >= self.total_segs
+    }
+
+    fn ts_now(&self, now: Time) -> u32 {
+        (now / self.cfg.ts_tick) as u32
+    }
+
+    /// tcp_rate_skb_sent: stamp a (re)transmitted segment with the delivery state. (The
+    /// "nothing in flight" reset of first_tx_mstamp is done by the caller before sending.)
+    fn rate_stamp(&mut self, seq: u32) {
+        let (d, dm, ft, al) = (self.sk.delivered, self.sk.delivered_mstamp, self.first_tx_mstamp, self.sk.app_limited != 0);
+        let s = self.seg_mut(seq);
+        s.tx_delivered = d;
+        s.tx_delivered_mstamp = dm;
+        s.tx_first_tx_mstamp = ft;
+        s.tx_app_limited = al;
+        s.flags &= !RATE_DONE;
+    }
+
+    /// The next segment to transmit now, if cwnd and the receive window allow one
+    /// (RFC 6675 NextSeg rules 1 and 2, in Linux's order: lost segments, then new data).
+    pub fn next_packet(&mut self, now: Time) -> Option<DataPkt> {
+        if !self.active {
+            return None;
+        }
+        self.sk.now = now;
+        if self.sk.packets_in_flight() >= self.sk.cwnd {
+            self.sk.is_cwnd_limited = true;
+            return None;
+        }
+        // Rule 1: the lowest lost segment not yet retransmitted.
+        if self.sk.lost_out > self.sk.retrans_out {
+            let mut seq = self.retx_hint.max(self.sk.snd_una);
+            while seq < self.sk.snd_nxt {
+                let f = self.seg(seq).flags;
+                if f & LOST != 0 && f & (RETRANS | SACKED) == 0 {
+                    break;
+                }
+                seq += 1;
+            }
+            if seq < self.sk.snd_nxt {
+                self.retx_hint = seq + 1;
+                {
+                    let s = self.seg_mut(seq);
+                    s.flags |= RETRANS | EVER_RETRANS;
+                    s.sent = now;
+                }
+                self.sk.retrans_out += 1;
+                self.rate_stamp(seq);
+                self.stats.retransmits += 1;
+                if seq == self.sk.snd_una {
+                    self.arm_rto(now);
+                }
+                return Some(self.emit(seq, true, now));
+            }
+            self.retx_hint = self.sk.snd_nxt;
+        }
+        // Rule 2: new data, within the peer's receive window.
+        let wnd_segs = (self.snd_wnd / self.cfg.mss as u64).max(1);
+        if self.has_unsent_data() && ((self.sk.snd_nxt - self.sk.snd_una) as u64) < wnd_segs {
+            let seq = self.sk.snd_nxt;
+            if self.sk.packets_out == 0 {
+                self.cc.cwnd_event(&mut self.sk, CaEvent::TxStart);
+                self.first_tx_mstamp = now;
+                self.sk.delivered_mstamp = now;
+            }
+            self.segs.push_back(Seg {
+                sent: now,
+                tx_delivered: 0,
+                tx_delivered_mstamp: 0,
+                tx_first_tx_mstamp: 0,
+                tx_app_limited: false,
+                flags: 0,
+            });
+            self.sk.snd_nxt += 1;
+            self.sk.packets_out += 1;
+            self.sk.max_packets_out = self.sk.max_packets_out.max(self.sk.packets_out);
+            self.rate_stamp(seq);
+            if self.rto_deadline.is_none() {
+                self.arm_rto(now);
+            }
+            return Some(self.emit(seq, false, now));
+        }
+        // Nothing to send although cwnd has room: not cwnd-limited (tcp_cwnd_validate), and
+        // application-limited if the data ran out (tcp_rate_check_app_limited).
+        self.sk.is_cwnd_limited = false;
+        if !self.has_unsent_data() && self.sk.lost_out <= self.sk.retrans_out {
+            let v = self.sk.delivered + self.sk.packets_in_flight() as u64;
+            self.sk.app_limited = if v > 0 { v } else { 1 };
+        }
+        None
+    }
+
+    fn emit(&mut self, seq: u32, retx: bool, now: Time) -> DataPkt {
+        let len = self.seg_len(seq);
+        if matches!(self.sk.ca_state, CaState::Recovery | CaState::Cwr) {
+            self.prr_out += 1;
+        }
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        self.data_segs_out += 1;
+        let pkt = DataPkt { flow: self.id, seq, len, tsval: self.ts_now(now), retx, enq: 0 };
+        if self.sk.paced {
+            self.advance_pacing_clock(pkt.wire_bytes(), now);
+        }
+        pkt
+    }
+
+    /// tcp_update_skb_after_send: advance the earliest departure time by len / pacing_rate,
+    /// crediting up to half a packet's time when the clock had fallen behind (idle).
+    fn advance_pacing_clock(&mut self, wire_bytes: u32, now: Time) {
+        let prior = self.sk.next_tx_time;
+        self.sk.next_tx_time = self.sk.next_tx_time.max(now);
+        let rate = self.sk.pacing_rate;
+        if rate > 0 && self.data_segs_out >= 10 {
+            let mut len_ns = (wire_bytes as u128 * SEC as u128 / rate as u128) as u64;
+            let credit = self.sk.next_tx_time - prior;
+            len_ns -= (len_ns / 2).min(credit);
+            self.sk.next_tx_time += len_ns;
+        }
+    }
+
+    /// Earliest time the pacer lets the next packet leave (now if not paced).
+    pub fn pacing_gate(&self, now: Time) -> Time {
+        if self.sk.paced {
+            self.sk.next_tx_time.max(now)
+        } else {
+            now
+        }
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        self.rto_deadline = Some(now + self.rtt.current());
+    }
+
+    /// Process one ACK (Linux tcp_ack). Returns true if the ACK was used.
+    pub fn on_ack(&mut self, ack: &AckPkt, now: Time) -> bool {
+        if !self.active {
+            return false;
+        }
+        self.sk.now = now;
+        if ack.cum < self.sk.snd_una || ack.cum > self.sk.snd_nxt {
+            return false; // old or impossible ACK
+        }
+        self.snd_wnd = ack.rwnd;
+        let prior_in_flight = self.sk.packets_in_flight();
+        let prior_snd_una = self.sk.snd_una;
+        let prior_lost = self.sk.lost;
+        let mut rs = RateSample { prior_in_flight, ..RateSample::default() };
+        let mut newly_delivered: u32 = 0;
+        // RTT candidates: (first, last) send times of newly (s)acked never-retransmitted segments.
+        let mut sack_rtt: Option<(Time, Time)> = None;
+        let mut seq_rtt: Option<(Time, Time)> = None;
+        let mut last_rate_seq: Option<u32> = None;
+
+        // 1. SACK tagging (tcp_sacktag_write_queue), skipping ranges already processed on the
+        //    previous ACK (Linux's recv_sack_cache).
+        for &(bs, be) in ack.sacks() {
+            let bs = bs.max(ack.cum);
+            let be = be.min(self.sk.snd_nxt);
+            let mut seq = bs;
+            while seq < be {
+                if let Some(end) = self.cached_sack_end(seq) {
+                    seq = end.max(seq + 1);
+                    continue;
+                }
+                let f = self.seg(seq).flags;
+                if f & SACKED == 0 {
+                    let mut nf = f | SACKED;
+                    if f & LOST != 0 {
+                        nf &= !LOST;
+                        self.sk.lost_out -= 1;
+                    }
+                    if f & RETRANS != 0 {
+                        nf &= !RETRANS;
+                        self.sk.retrans_out -= 1;
+                    }
+                    self.sk.sacked_out += 1;
+                    self.sk.delivered += 1;
+                    newly_delivered += 1;
+                    let sent = self.seg(seq).sent;
+                    if f & EVER_RETRANS == 0 {
+                        sack_rtt = Some(match sack_rtt {
+                            None => (sent, sent),
+                            Some((a, b)) => (a.min(sent), b.max(sent)),
+                        });
+                    }
+                    self.rate_skb_delivered(seq, &mut rs, &mut last_rate_seq);
+                    self.seg_mut(seq).flags = nf | RATE_DONE;
+                    if seq + 1 > self.high_sacked {
+                        self.high_sacked = seq + 1;
+                    }
+                }
+                seq += 1;
+            }
+        }
+        self.sack_cache_n = ack.nsack as usize;
+        self.sack_cache[..ack.nsack as usize].copy_from_slice(ack.sacks());
+
+        // 2. Cumulative ACK (tcp_clean_rtx_queue).
+        let mut pkts_acked = 0u32;
+        while self.sk.snd_una < ack.cum {
+            let seq = self.sk.snd_una;
+            let f = self.segs[0].flags;
+            if f & RETRANS != 0 {
+                self.sk.retrans_out -= 1;
+            }
+            if f & LOST != 0 {
+                self.sk.lost_out -= 1;
+            }
+            if f & SACKED != 0 {
+                self.sk.sacked_out -= 1;
+            } else {
+                self.sk.delivered += 1;
+                newly_delivered += 1;
+                if f & EVER_RETRANS == 0 {
+                    let sent = self.segs[0].sent;
+                    seq_rtt = Some(match seq_rtt {
+                        None => (sent, sent),
+                        Some((a, b)) => (a.min(sent), b.max(sent)),
+                    });
+                }
+                self.rate_skb_delivered(seq, &mut rs, &mut last_rate_seq);
+            }
+            self.stats.bytes_acked += self.seg_len(seq) as u64;
+            pkts_acked += 1;
+            self.segs.pop_front();
+            self.sk.snd_una += 1;
+            self.sk.packets_out -= 1;
+        }
+        let una_advanced = self.sk.snd_una > prior_snd_una;
+        if self.high_sacked < self.sk.snd_una {
+            self.high_sacked = self.sk.snd_una;
+        }
+        self.lost_hint = self.lost_hint.max(self.sk.snd_una);
+        self.retx_hint = self.retx_hint.max(self.sk.snd_una);
+
+        // RTT (tcp_ack_update_rtt): RTO from the oldest cumulatively acked segment, else the
+        // oldest SACKed one; the CC sample from the newest (s)acked one.
+        let seq_rtt_ns = seq_rtt.map(|(first, _)| now - first).or(sack_rtt.map(|(first, _)| now - first));
+        let ca_rtt_ns = sack_rtt.or(seq_rtt).map(|(_, last)| now - last);
+        rs.rtt = ca_rtt_ns.map(|r| r as i64).unwrap_or(-1);
+        if let Some(r) = seq_rtt_ns {
+            if let Some(ca) = ca_rtt_ns {
+                self.sk.min_rtt = self.sk.min_rtt.min(ca.max(1));
+            }
+            self.rtt.sample(r);
+            self.sk.srtt = self.rtt.srtt;
+        }
+        if let Some(ca) = ca_rtt_ns {
+            self.stats.rtt.add(ca as f64);
+            self.stats.rtt_hist.add(ca);
+        }
+        rs.is_ack_delayed = pkts_acked == 1 && prior_in_flight == 1 && newly_delivered == 1;
+        let sample = AckSample { pkts_acked, rtt: rs.rtt, in_flight: prior_in_flight };
+        self.cc.pkts_acked(&mut self.sk, &sample);
+
+        // Retransmission timer (RFC 6298 5.2, 5.3).
+        if una_advanced {
+            if self.sk.packets_out > 0 {
+                self.arm_rto(now);
+            } else {
+                self.rto_deadline = None;
+            }
+        }
+
+        // 3. Loss marking and the recovery state machine (tcp_fastretrans_alert).
+        self.mark_lost();
+        self.update_state(una_advanced);
+        let newly_lost = (self.sk.lost - prior_lost) as u32;
+
+        // 4. Delivery-rate sample (tcp_rate_gen).
+        self.rate_gen(newly_delivered, newly_lost, &mut rs, now);
+
+        // 5. Congestion control (tcp_cong_control).
+        if self.cc.has_cong_control() {
+            self.cc.cong_control(&mut self.sk, &rs);
+        } else {
+            if matches!(self.sk.ca_state, CaState::Recovery | CaState::Cwr) {
+                self.prr(newly_delivered, newly_lost, una_advanced);
+            } else if una_advanced {
+                self.cc.cong_avoid(&mut self.sk, newly_delivered);
+            }
+            self.update_pacing_rate();
+        }
+        self.last_rs = rs;
+
+        if self.all_acked() && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+            self.rto_deadline = None;
+        }
+        true
+    }
+
+    fn cached_sack_end(&self, seq: u32) -> Option<u32> {
+        self.sack_cache[..self.sack_cache_n].iter().find(|&&(s, e)| s <= seq && seq < e).map(|&(_, e)| e)
+    }
+
+    /// tcp_rate_skb_delivered: take the stamps of the most recently sent delivered segment.
+    fn rate_skb_delivered(&mut self, seq: u32, rs: &mut RateSample, last_seq: &mut Option<u32>) {
+        let s = *self.seg(seq);
+        if s.flags & RATE_DONE != 0 {
+            return;
+        }
+        let sent_after = match *last_seq {
+            None => true,
+            Some(ls) => s.sent > self.first_tx_mstamp || (s.sent == self.first_tx_mstamp && seq > ls),
+        };
+        if rs.prior_mstamp.is_none() || sent_after {
+            rs.prior_delivered = s.tx_delivered;
+            rs.prior_mstamp = Some(s.tx_delivered_mstamp);
+            rs.is_app_limited = s.tx_app_limited;
+            rs.is_retrans = s.flags & RETRANS != 0;
+            *last_seq = Some(seq);
+            self.first_tx_mstamp = s.sent;
+            // send phase of this flight: from the first to the last send in it
+            rs.interval = (s.sent - s.tx_first_tx_mstamp) as i64;
+        }
+    }
+
+    /// tcp_rate_gen.
+    fn rate_gen(&mut self, delivered: u32, lost: u32, rs: &mut RateSample, now: Time) {
+        if self.sk.app_limited != 0 && self.sk.delivered > self.sk.app_limited {
+            self.sk.app_limited = 0;
+        }
+        if delivered > 0 {
+            self.sk.delivered_mstamp = now;
+        }
+        rs.acked_sacked = delivered;
+        rs.losses = lost;
+        let Some(prior_mstamp) = rs.prior_mstamp else {
+            rs.delivered = -1;
+            rs.interval = -1;
+            return;
+        };
+        rs.delivered = (self.sk.delivered - rs.prior_delivered) as i64;
+        let snd = rs.interval;
+        let ack = (now - prior_mstamp) as i64;
+        rs.interval = snd.max(ack);
+        // A sample shorter than min RTT is implausible (ACK compression): drop it.
+        if self.sk.min_rtt != Time::MAX && (rs.interval as u64) < self.sk.min_rtt {
+            rs.interval = -1;
+        }
+    }
+
+    /// RFC 6675 IsLost: a segment is lost once `dupthresh` segments above it are SACKed.
+    /// Finds the dupthresh-th SACKed segment from the top and marks every un-SACKed segment
+    /// below it lost (once; the boundary only moves up).
+    fn mark_lost(&mut self) {
+        if self.sk.sacked_out < self.cfg.dupthresh || self.high_sacked <= self.lost_hint {
+            return;
+        }
+        let mut count = 0;
+        let mut p = self.high_sacked;
+        while p > self.lost_hint {
+            p -= 1;
+            if self.seg(p).flags & SACKED != 0 {
+                count += 1;
+                if count == self.cfg.dupthresh {
+                    break;
+                }
+            }
+        }
+        if count < self.cfg.dupthresh {
+            return;
+        }
+        for seq in self.lost_hint..p {
+            let f = self.seg(seq).flags;
+            if f & (SACKED | LOST) == 0 {
+                self.seg_mut(seq).flags = f | LOST;
+                self.sk.lost_out += 1;
+                self.sk.lost += 1;
+                self.retx_hint = self.retx_hint.min(seq);
+            }
+        }
+        self.lost_hint = p;
+    }
+
+    fn update_state(&mut self, _una_advanced: bool) {
+        let st = self.sk.ca_state;
+        // Leaving Recovery or Loss once the recovery point is acknowledged.
+        if (st == CaState::Recovery || st == CaState::Loss || st == CaState::Cwr) && self.sk.snd_una >= self.high_seq {
+            if st == CaState::Recovery && !self.cc.has_cong_control() && self.sk.ssthresh < crate::cc::INFINITE_SSTHRESH {
+                // tcp_end_cwnd_reduction: PRR ends at ssthresh.
+                self.sk.cwnd = self.sk.ssthresh;
+            }
+            self.set_ca_state(CaState::Open);
+        }
+        if self.sk.ca_state < CaState::Cwr {
+            if self.sk.lost_out > 0 {
+                self.enter_recovery();
+            } else if self.sk.sacked_out > 0 {
+                if self.sk.ca_state != CaState::Disorder {
+                    self.set_ca_state(CaState::Disorder);
+                }
+            } else if self.sk.ca_state != CaState::Open {
+                self.set_ca_state(CaState::Open);
+            }
+        }
+    }
+
+    fn set_ca_state(&mut self, st: CaState) {
+        self.cc.set_state(&mut self.sk, st);
+        self.sk.ca_state = st;
+    }
+
+    /// tcp_enter_recovery + tcp_init_cwnd_reduction.
+    fn enter_recovery(&mut self) {
+        self.stats.fast_recoveries += 1;
+        self.high_seq = self.sk.snd_nxt;
+        self.sk.cwnd_cnt = 0;
+        self.sk.prior_cwnd = self.sk.cwnd;
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.sk.ssthresh = self.cc.ssthresh(&mut self.sk);
+        self.set_ca_state(CaState::Recovery);
+    }
+
+    /// RFC 6937 PRR as Linux tcp_cwnd_reduction.
+    fn prr(&mut self, newly_acked_sacked: u32, newly_lost: u32, una_advanced: bool) {
+        if newly_acked_sacked == 0 || self.sk.prior_cwnd == 0 {
+            return;
+        }
+        let in_flight = self.sk.packets_in_flight() as i64;
+        let ssthresh = self.sk.ssthresh as i64;
+        let delta = ssthresh - in_flight;
+        self.prr_delivered += newly_acked_sacked;
+        let mut sndcnt: i64;
+        if delta < 0 {
+            // Proportional rate reduction: sndcnt = ceil(ssthresh * prr_delivered / RecoverFS) - prr_out
+            let dividend = ssthresh as u64 * self.prr_delivered as u64 + self.sk.prior_cwnd as u64 - 1;
+            sndcnt = (dividend / self.sk.prior_cwnd as u64) as i64 - self.prr_out as i64;
+        } else {
+            // Slow-start reduction bound.
+            sndcnt = (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
+            if una_advanced && newly_lost == 0 {
+                sndcnt += 1;
+            }
+            sndcnt = sndcnt.min(delta);
+        }
+        // Force a fast retransmit on entering recovery.
+        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
+        self.sk.cwnd = (in_flight + sndcnt).max(1) as u32;
+    }
+
+    /// tcp_update_pacing_rate for window algorithms when pacing is on: 2x cwnd/srtt in slow
+    /// start (tcp_pacing_ss_ratio = 200), 1.2x in congestion avoidance (tcp_pacing_ca_ratio).
+    fn update_pacing_rate(&mut self) {
+        if !self.sk.paced || self.cc.has_cong_control() {
+            return;
+        }
+        let ratio: u64 = if self.sk.cwnd < self.sk.ssthresh / 2 { 200 } else { 120 };
+        let w = self.sk.cwnd.max(self.sk.packets_out) as u64;
+        let bytes = self.cfg.mss as u64 * w * ratio / 100;
+        let srtt = if self.sk.srtt > 0 { self.sk.srtt } else { crate::time::MS };
+        self.sk.pacing_rate = (bytes as u128 * SEC as u128 / srtt as u128) as u64;
+    }
+
+    /// The retransmission timer fired at `now` (tcp_retransmit_timer + tcp_enter_loss).
+    pub fn on_rto(&mut self, now: Time) {
+        self.sk.now = now;
+        self.rto_deadline = None;
+        if !self.active || self.sk.packets_out == 0 {
+            return;
+        }
+        self.stats.rto_count += 1;
+        let st = self.sk.ca_state;
+        if st <= CaState::Disorder || self.high_seq <= self.sk.snd_una || st == CaState::Loss {
+            self.sk.prior_cwnd = self.sk.cwnd;
+            self.sk.ssthresh = self.cc.ssthresh(&mut self.sk);
+            self.cc.cwnd_event(&mut self.sk, CaEvent::Loss);
+        }
+        // tcp_timeout_mark_lost: every un-SACKed segment is lost; retransmissions are forgotten.
+        let prior_lost = self.sk.lost;
+        for i in 0..self.segs.len() {
+            let f = self.segs[i].flags;
+            if f & SACKED == 0 {
+                if f & LOST == 0 {
+                    self.sk.lost_out += 1;
+                    self.sk.lost += 1;
+                }
+                self.segs[i].flags = (f | LOST) & !RETRANS;
+            }
+        }
+        self.sk.retrans_out = 0;
+        let _ = prior_lost;
+        self.lost_hint = self.high_sacked.max(self.sk.snd_una);
+        self.retx_hint = self.sk.snd_una;
+        self.sk.cwnd = self.sk.packets_in_flight() + 1;
+        self.sk.cwnd_cnt = 0;
+        self.high_seq = self.sk.snd_nxt;
+        self.set_ca_state(CaState::Loss);
+        self.rtt.on_timeout();
+        self.arm_rto(now);
+    }
+
+    pub fn stop(&mut self) {
+        self.active = false;
+        self.rto_deadline = None;
+    }
+
+    /// Payload bytes per segment including headers, for reporting.
+    pub fn wire_bytes(&self) -> u32 {
+        self.cfg.mss + HEADER_BYTES
+    }
+
+    /// Scoreboard consistency (for tests): counters equal a recount of the flags.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (mut sacked, mut lost, mut retrans) = (0, 0, 0);
+        for s in &self.segs {
+            if s.flags & SACKED != 0 {
+                sacked += 1;
+            }
+            if s.flags & LOST != 0 {
+                lost += 1;
+            }
+            if s.flags & RETRANS != 0 {
+                retrans += 1;
+            }
+        }
+        let c = (self.sk.sacked_out, self.sk.lost_out, self.sk.retrans_out, self.sk.packets_out);
+        if (sacked, lost, retrans, self.segs.len() as u32) != c {
+            return Err(format!(
+                "flow {}: counters (sacked, lost, retrans, out) = {:?} but scoreboard has ({}, {}, {}, {})",
+                self.id,
+                c,
+                sacked,
+                lost,
+                retrans,
+                self.segs.len()
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn is_sacked(&self, seq: u32) -> bool {
+        seq >= self.sk.snd_una && seq < self.sk.snd_nxt && self.seg(seq).flags & SACKED != 0
+    }
+    pub fn is_lost(&self, seq: u32) -> bool {
+        seq >= self.sk.snd_una && seq < self.sk.snd_nxt && self.seg(seq).flags & LOST != 0
+    }
+}
