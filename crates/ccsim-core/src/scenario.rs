@@ -467,3 +467,114 @@ impl Scenario {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn base() -> Value {
+        json!({
+            "duration": "10s",
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "50pkt"},
+            "flows": [{"cc": "cubic", "count": 2}]
+        })
+    }
+
+    fn reject(edit: impl FnOnce(&mut Value)) -> String {
+        let mut v = base();
+        edit(&mut v);
+        Scenario::from_value(&v).expect_err("must be rejected").to_string()
+    }
+
+    #[test]
+    fn accepts_the_documented_example_with_defaults() {
+        let sc = Scenario::from_value(&base()).unwrap();
+        assert_eq!(sc.flows.len(), 2);
+        assert_eq!(sc.bottleneck.buffer_pkts, Some(50));
+        assert_eq!(sc.flows[0].tcp.min_rto, 200 * MS);
+        assert_eq!(sc.seed, 1);
+        // 2bdp of 10 Mbps x 40 ms = 100 kB = 66.7 packets of 1500 B -> 67.
+        let mut v = base();
+        v["bottleneck"]["buffer"] = json!("2bdp");
+        assert_eq!(Scenario::from_value(&v).unwrap().bottleneck.buffer_pkts, Some(67));
+    }
+
+    #[test]
+    fn unknown_keys_name_the_key_and_list_accepted_ones() {
+        let m = reject(|v| v["durration"] = json!("1s"));
+        assert!(m.starts_with("durration: unknown key"), "{m}");
+        let m = reject(|v| v["bottleneck"]["rat"] = json!("1Mbps"));
+        assert!(m.starts_with("bottleneck.rat: unknown key") && m.contains("rate"), "{m}");
+        let m = reject(|v| v["flows"][0]["ccc"] = json!("bbr"));
+        assert!(m.starts_with("flows[0].ccc: unknown key"), "{m}");
+    }
+
+    #[test]
+    fn unknown_algorithm() {
+        let m = reject(|v| v["flows"][0]["cc"] = json!("cubicc"));
+        assert_eq!(m, "flows[0].cc: unknown algorithm \"cubicc\"; accepted: newreno, cubic, bbr");
+    }
+
+    #[test]
+    fn malformed_units() {
+        let m = reject(|v| v["bottleneck"]["rate"] = json!("10Mbs"));
+        assert!(m.starts_with("bottleneck.rate: malformed rate \"10Mbs\"; accepted:"), "{m}");
+        let m = reject(|v| v["bottleneck"]["delay"] = json!("20"));
+        assert!(m.starts_with("bottleneck.delay: malformed time \"20\""), "{m}");
+        let m = reject(|v| v["bottleneck"]["buffer"] = json!("50 packets"));
+        assert!(m.starts_with("bottleneck.buffer: malformed size \"50 packets\""), "{m}");
+        let m = reject(|v| v["duration"] = json!(100));
+        assert!(m.starts_with("duration: expected a string, got 100"), "{m}");
+    }
+
+    #[test]
+    fn out_of_range_values() {
+        let m = reject(|v| v["bottleneck"]["loss"] = json!(1.5));
+        assert_eq!(m, "bottleneck.loss: 1.5 is out of range; accepted: a probability in [0, 1]");
+        let m = reject(|v| v["flows"][0]["count"] = json!(0));
+        assert!(m.starts_with("flows[0].count: 0 is out of range"), "{m}");
+        let m = reject(|v| v["tcp"] = json!({"mss": 0}));
+        assert!(m.starts_with("tcp.mss: 0 is out of range"), "{m}");
+        let m = reject(|v| v["flows"][0]["start"] = json!("20s"));
+        assert!(m.starts_with("flows[0].start: \"20s\" is out of range"), "{m}");
+    }
+
+    #[test]
+    fn missing_required_fields() {
+        let m = reject(|v| {
+            v.as_object_mut().unwrap().remove("duration");
+        });
+        assert!(m.starts_with("duration: missing required field"), "{m}");
+        let m = reject(|v| {
+            v["bottleneck"].as_object_mut().unwrap().remove("rate");
+        });
+        assert!(m.starts_with("bottleneck.rate: missing required field"), "{m}");
+        let m = reject(|v| v["flows"] = json!([]));
+        assert!(m.starts_with("flows: empty"), "{m}");
+    }
+
+    #[test]
+    fn algorithm_parameters_are_checked_against_the_algorithm() {
+        let m = reject(|v| v["flows"][0]["params"] = json!({"rate_th": 2.4}));
+        assert!(m.starts_with("flows[0].params.rate_th: unknown parameter of algorithm \"cubic\"; accepted: beta,"), "{m}");
+        let m = reject(|v| v["flows"][0]["params"] = json!({"beta": 2000}));
+        assert!(m.starts_with("flows[0].params.beta: 2000 is out of range for \"cubic\"; accepted: an integer in [1, 1023]"), "{m}");
+        let m = reject(|v| v["flows"][0]["params"] = json!({"hystart": 1}));
+        assert!(m.contains("accepted: true or false"), "{m}");
+        let mut v = base();
+        v["flows"][0]["params"] = json!({"hystart": false, "beta": 512});
+        let sc = Scenario::from_value(&v).unwrap();
+        assert_eq!(sc.flows[0].params.get("beta"), 512.0);
+    }
+
+    #[test]
+    fn per_flow_tcp_overrides() {
+        let mut v = base();
+        v["tcp"] = json!({"mss": 1000, "delayed_ack": false});
+        v["flows"] = json!([{"cc": "bbr", "mss": 1448}, {"cc": "newreno"}]);
+        let sc = Scenario::from_value(&v).unwrap();
+        assert_eq!((sc.flows[0].tcp.mss, sc.flows[1].tcp.mss), (1448, 1000));
+        assert!(!sc.flows[0].tcp.delayed_ack);
+    }
+}

@@ -791,3 +791,210 @@ impl CongestionControl for Bbr {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng;
+
+    const RTT_US: u64 = 40_000;
+
+    fn setup(seed: u64) -> (Bbr, SockState) {
+        let mut s = SockState::new(1448, 10);
+        let mut b = Bbr::new(BbrConfig::default(), rng::derive(seed, 99));
+        b.init(&mut s);
+        (b, s)
+    }
+
+    /// One round trip: `pkts` delivered over `rtt_us`, reported by one ACK whose sample starts
+    /// a new round.
+    fn round(b: &mut Bbr, s: &mut SockState, pkts: u64, rtt_us: u64) {
+        s.now += rtt_us * US;
+        s.srtt = rtt_us * US;
+        let prior = s.delivered;
+        s.delivered += pkts;
+        s.delivered_mstamp = s.now;
+        let rs = RateSample {
+            prior_delivered: prior,
+            prior_mstamp: Some(s.now - rtt_us * US),
+            delivered: pkts as i64,
+            interval: (rtt_us * US) as i64,
+            rtt: (rtt_us * US) as i64,
+            acked_sacked: pkts as u32,
+            prior_in_flight: s.packets_in_flight(),
+            ..RateSample::default()
+        };
+        b.cong_control(s, &rs);
+    }
+
+    fn bw_of(pkts: u64, rtt_us: u64) -> u32 {
+        (pkts * BW_UNIT / rtt_us) as u32
+    }
+
+    #[test]
+    fn startup_to_drain_to_probe_bw() {
+        let (mut b, mut s) = setup(1);
+        assert_eq!(b.mode, Mode::Startup);
+        assert_eq!(b.pacing_gain, 739, "2/ln2 x 256");
+        s.packets_out = 500;
+        for pkts in [10, 20, 40, 80] {
+            round(&mut b, &mut s, pkts, RTT_US);
+            assert_eq!(b.mode, Mode::Startup);
+        }
+        // Three rounds without 25% growth: the pipe is full.
+        round(&mut b, &mut s, 80, RTT_US);
+        round(&mut b, &mut s, 80, RTT_US);
+        assert!(!b.full_bw_reached);
+        round(&mut b, &mut s, 80, RTT_US);
+        assert!(b.full_bw_reached);
+        assert_eq!(b.mode, Mode::Drain, "500 packets in flight is above the BDP");
+        assert_eq!(b.pacing_gain, 88);
+        // ssthresh = inflight(max_bw, 1.0) = BDP 80 + 3 x tso_goal, where tso_goal is 1 ms at
+        // the STARTUP pacing rate (2.885 x 2000 pkt/s x 1448 B x 0.99 = 8.27 MB/s -> 5 segments):
+        // 80 + 15 = 95, rounded up to an even 96.
+        assert_eq!(b.bdp(b.max_bw(), BBR_UNIT), 80);
+        assert_eq!(s.ssthresh, 96);
+        // Once in-flight falls to the BDP, DRAIN ends.
+        s.packets_out = 80;
+        round(&mut b, &mut s, 80, RTT_US);
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert_ne!(b.cycle_idx, 1, "never starts in the 0.75 phase");
+        assert_eq!(b.pacing_gain, PACING_GAIN[b.cycle_idx as usize]);
+        assert_eq!(b.cwnd_gain, 512);
+    }
+
+    #[test]
+    fn probe_bw_entry_phase_is_random_but_never_the_drain_phase() {
+        let mut seen = [false; 8];
+        for seed in 0..200 {
+            let (mut b, s) = setup(seed);
+            b.reset_probe_bw_mode(&s);
+            seen[b.cycle_idx as usize] = true;
+        }
+        assert_eq!(seen, [true, false, true, true, true, true, true, true]);
+    }
+
+    fn probe_bw_at(idx: u32) -> (Bbr, SockState) {
+        let (mut b, mut s) = setup(1);
+        s.now = SEC_NS;
+        b.full_bw_reached = true;
+        b.min_rtt_us = RTT_US as u32;
+        b.min_rtt_stamp = s.now / JIFFY;
+        b.bw.reset(0, bw_of(80, RTT_US));
+        b.mode = Mode::ProbeBw;
+        b.cycle_idx = idx;
+        b.cycle_mstamp = s.now;
+        s.delivered_mstamp = s.now;
+        b.update_gains();
+        (b, s)
+    }
+    const SEC_NS: Time = 1_000_000_000;
+
+    /// An ACK at `dt_us` after the phase began, with `inflight` packets in flight before it.
+    fn ack_at(b: &mut Bbr, s: &mut SockState, dt_us: u64, inflight: u32, losses: u32) {
+        s.now = b.cycle_mstamp + dt_us * US;
+        s.delivered_mstamp = s.now;
+        s.delivered += 1;
+        s.packets_out = inflight;
+        let rs = RateSample {
+            prior_delivered: s.delivered - 1,
+            prior_mstamp: Some(s.now - 1000 * US),
+            delivered: 1,
+            interval: -1, // no bandwidth sample: isolate the cycle logic
+            rtt: (RTT_US * US) as i64,
+            acked_sacked: 1,
+            prior_in_flight: inflight,
+            losses,
+            ..RateSample::default()
+        };
+        b.cong_control(s, &rs);
+    }
+
+    #[test]
+    fn gain_cycle_phases_advance_by_their_rules() {
+        // Gain 1.0 phases last exactly one min_rtt.
+        let (mut b, mut s) = probe_bw_at(2);
+        ack_at(&mut b, &mut s, RTT_US - 1000, 80, 0);
+        assert_eq!(b.cycle_idx, 2);
+        ack_at(&mut b, &mut s, RTT_US + 1, 80, 0);
+        assert_eq!(b.cycle_idx, 3);
+        assert_eq!(b.pacing_gain, 256);
+        // Phase 7 wraps to the 1.25 probing phase.
+        let (mut b, mut s) = probe_bw_at(7);
+        ack_at(&mut b, &mut s, RTT_US + 1, 80, 0);
+        assert_eq!((b.cycle_idx, b.pacing_gain), (0, 320));
+        // 1.25 phase: a full min_rtt is not enough unless in-flight reached 1.25 BDP (+budget) ...
+        ack_at(&mut b, &mut s, RTT_US + 1, 80, 0);
+        assert_eq!(b.cycle_idx, 0);
+        let target = b.inflight(&s, b.max_bw(), 320);
+        assert_eq!(target, 100 + 6 + 2, "1.25 x 80 + 3 x tso_goal + 2 in phase 0");
+        ack_at(&mut b, &mut s, RTT_US + 2, target, 0);
+        assert_eq!((b.cycle_idx, b.pacing_gain), (1, 192));
+        // ... or a loss. 0.75 phase: ends early once in-flight is down to the BDP.
+        let (mut b, mut s) = probe_bw_at(0);
+        ack_at(&mut b, &mut s, RTT_US + 1, 80, 1);
+        assert_eq!(b.cycle_idx, 1);
+        ack_at(&mut b, &mut s, 1000, 90, 0);
+        assert_eq!(b.cycle_idx, 1, "still above inflight(bw, 1.0) = 86");
+        ack_at(&mut b, &mut s, 2000, 86, 0);
+        assert_eq!((b.cycle_idx, b.pacing_gain), (2, 256));
+    }
+
+    #[test]
+    fn probe_rtt_starts_10s_after_the_last_rtprop_refresh() {
+        let (mut b, mut s) = setup(3);
+        s.packets_out = 80;
+        round(&mut b, &mut s, 10, RTT_US); // first RTT sample at t = 40 ms: RTprop = 40 ms
+        assert_eq!(b.min_rtt_us, 40_000);
+        assert_eq!(b.min_rtt_stamp, 40);
+        // Larger RTTs never refresh RTprop; PROBE_RTT waits for the 10 s window.
+        while s.now + 50 * MS <= 10_040 * MS {
+            round(&mut b, &mut s, 10, 50_000);
+            assert_ne!(b.mode, Mode::ProbeRtt, "at {} ms", s.now / MS);
+        }
+        assert_eq!(b.min_rtt_us, 40_000);
+        round(&mut b, &mut s, 10, 50_000); // t = 10.04 s + up to 50 ms: window expired
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!(s.cwnd, 4, "cwnd_min_target");
+        assert_eq!(b.min_rtt_us, 50_000, "on expiry the current sample is adopted");
+        let entered = s.now;
+        // In-flight drains to 4: hold for 200 ms and one round, then leave.
+        s.packets_out = 4;
+        round(&mut b, &mut s, 4, 50_000);
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!(b.probe_rtt_done_stamp, (entered + 50 * MS) / MS + 200);
+        while s.now <= b.probe_rtt_done_stamp * MS {
+            round(&mut b, &mut s, 4, 50_000);
+            if s.now <= b.probe_rtt_done_stamp * MS {
+                assert_eq!(b.mode, Mode::ProbeRtt);
+            }
+        }
+        assert_eq!(b.mode, Mode::ProbeBw, "the pipe was full (flat delivery rate): back to PROBE_BW");
+        assert_eq!(b.min_rtt_stamp, s.now / MS, "RTprop window restarts");
+    }
+
+    #[test]
+    fn bandwidth_filter_forgets_a_sample_after_10_rounds() {
+        let (mut b, mut s) = setup(4);
+        s.packets_out = 1000;
+        round(&mut b, &mut s, 100, RTT_US); // round 1: high sample
+        let high = bw_of(100, RTT_US);
+        assert_eq!(b.max_bw(), high);
+        for r in 2..=11 {
+            round(&mut b, &mut s, 50, RTT_US);
+            assert_eq!(b.rtt_cnt, r);
+            assert_eq!(b.max_bw(), high, "round {r}: still within 10 rounds");
+        }
+        round(&mut b, &mut s, 50, RTT_US);
+        assert_eq!(b.rtt_cnt, 12);
+        assert_eq!(b.max_bw(), bw_of(50, RTT_US), "aged out after 10 rounds");
+    }
+
+    #[test]
+    fn pacing_rate_is_gain_times_bw_less_one_percent() {
+        let (b, s) = probe_bw_at(2);
+        // 80 pkts / 40 ms = 2000 pkt/s x 1448 B = 2.896 MB/s; x 0.99.
+        let r = b.rate_bytes_per_sec(&s, b.max_bw() as u64, BBR_UNIT);
+        assert!((r as f64 / (2000.0 * 1448.0 * 0.99) - 1.0).abs() < 1e-3, "{r}");
+    }
+}

@@ -3,14 +3,21 @@
 
 use super::{AlgorithmInfo, CongestionControl, ParamSpec, Params, SockState};
 
-pub const PARAMS: &[ParamSpec] = &[ParamSpec::num(
-    "beta",
-    0.5,
-    0.1,
-    0.9,
-    "fraction",
-    "Multiplicative decrease: ssthresh = max(beta x cwnd, 2) on loss (RFC 5681 eq. 4: FlightSize/2).",
-)];
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::num(
+        "beta",
+        0.5,
+        0.1,
+        0.9,
+        "fraction",
+        "Multiplicative decrease: ssthresh = max(beta x cwnd, 2) on loss (RFC 5681 eq. 4: FlightSize/2).",
+    ),
+    ParamSpec::flag(
+        "abc",
+        true,
+        "Count ACKed packets, as Linux does (RFC 3465 ABC); false = RFC 5681 per-ACK growth, so delayed ACKs halve the increase.",
+    ),
+];
 
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "newreno",
@@ -22,11 +29,12 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 #[derive(Debug, Clone)]
 pub struct NewRenoConfig {
     pub beta: f64,
+    pub abc: bool,
 }
 
 impl NewRenoConfig {
     pub fn from_params(p: &Params) -> Self {
-        NewRenoConfig { beta: p.get("beta") }
+        NewRenoConfig { beta: p.get("beta"), abc: p.flag("abc") }
     }
 }
 
@@ -65,7 +73,11 @@ impl CongestionControl for NewReno {
         if !s.cwnd_limited() {
             return;
         }
-        let mut acked = acked;
+        // Without ABC each ACK counts once, however many packets it covers.
+        let mut acked = if self.cfg.abc { acked } else { acked.min(1) };
+        if acked == 0 {
+            return;
+        }
         if s.in_slow_start() {
             acked = s.slow_start(acked);
             if acked == 0 {
@@ -121,6 +133,18 @@ mod tests {
         s.max_packets_out = 5;
         cc.cong_avoid(&mut s, 20);
         assert_eq!(s.cwnd, 20);
+    }
+
+    #[test]
+    fn without_abc_a_stretch_ack_counts_once() {
+        let mut cc = NewReno::new(NewRenoConfig { abc: false, ..NewRenoConfig::default() });
+        let mut s = sock(10, 100);
+        cc.cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 11);
+        let mut abc = NewReno::new(NewRenoConfig::default());
+        let mut s2 = sock(10, 100);
+        abc.cong_avoid(&mut s2, 2);
+        assert_eq!(s2.cwnd, 12);
     }
 
     #[test]

@@ -215,3 +215,55 @@ impl Receiver {
         self.ooo.iter().map(|b| (b.start, b.end)).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+
+    fn rcv(delayed: bool) -> Receiver {
+        Receiver::new(0, 1000, None, delayed, 40 * MS, MS, 0, u64::MAX)
+    }
+
+    fn seg(seq: u32, tsval: u32) -> DataPkt {
+        DataPkt { flow: 0, seq, len: 1000, tsval, retx: false, enq: 0 }
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_timer() {
+        let mut r = rcv(true);
+        assert!(r.on_data(&seg(0, 7), 0).is_none());
+        assert_eq!(r.delack_deadline, Some(40 * MS));
+        let a = r.on_data(&seg(1, 8), MS).expect("second segment is ACKed at once");
+        assert_eq!(a.cum, 2);
+        assert_eq!(a.tsecr, 7, "RFC 7323: echo the earliest unacknowledged segment's TSval");
+        assert_eq!(r.delack_deadline, None);
+        // A lone segment is ACKed by the 40 ms timer.
+        assert!(r.on_data(&seg(2, 9), 10 * MS).is_none());
+        assert_eq!(r.delack_deadline, Some(50 * MS));
+        let a = r.on_delack_timer(50 * MS).unwrap();
+        assert_eq!(a.cum, 3);
+        assert_eq!(a.tsval, 50, "receiver's own clock");
+    }
+
+    #[test]
+    fn out_of_order_data_is_acked_at_once_with_sack_blocks_newest_first() {
+        let mut r = rcv(true);
+        r.on_data(&seg(0, 0), 0);
+        let a = r.on_data(&seg(2, 0), MS).unwrap();
+        assert_eq!((a.cum, a.sacks()), (1, &[(2, 3)][..]));
+        let a = r.on_data(&seg(5, 0), 2 * MS).unwrap();
+        assert_eq!(a.sacks(), &[(5, 6), (2, 3)]);
+        let a = r.on_data(&seg(3, 0), 3 * MS).unwrap();
+        assert_eq!(a.sacks(), &[(2, 4), (5, 6)], "the block just extended comes first");
+        // Filling the hole delivers 1..=3 and ACKs at once.
+        let a = r.on_data(&seg(1, 0), 4 * MS).unwrap();
+        assert_eq!((a.cum, a.sacks()), (4, &[(5, 6)][..]));
+        assert_eq!(r.bytes_delivered, 4000);
+        // A duplicate is ACKed at once and not delivered again.
+        let a = r.on_data(&seg(2, 0), 5 * MS).unwrap();
+        assert_eq!(a.cum, 4);
+        assert_eq!(r.bytes_delivered, 4000);
+        assert_eq!(r.duplicates, 1);
+    }
+}

@@ -708,3 +708,152 @@ impl Sender {
         seq >= self.sk.snd_una && seq < self.sk.snd_nxt && self.seg(seq).flags & LOST != 0
     }
 }
+
+/// Packet-trace tests: a sender driven by hand-written ACKs on virtual time.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::newreno::{NewReno, NewRenoConfig};
+    use crate::time::MS;
+
+    fn sender(cwnd: u32) -> Sender {
+        let cfg = TcpConfig { initial_cwnd: cwnd, ..TcpConfig::default() };
+        let mut s = Sender::new(0, cfg, None, Box::new(NewReno::new(NewRenoConfig::default())));
+        s.start(0);
+        s
+    }
+
+    /// Send everything the window allows at `now`; returns the (seq, retx) sent.
+    fn send(s: &mut Sender, now: Time) -> Vec<(u32, bool)> {
+        let mut v = Vec::new();
+        while let Some(p) = s.next_packet(now) {
+            v.push((p.seq, p.retx));
+        }
+        v
+    }
+
+    fn ack(cum: u32, sacks: &[(u32, u32)]) -> AckPkt {
+        let mut a = AckPkt { flow: 0, cum, nsack: sacks.len() as u8, sack: [(0, 0); 3], tsval: 0, tsecr: 0, rwnd: u64::MAX };
+        a.sack[..sacks.len()].copy_from_slice(sacks);
+        a
+    }
+
+    #[test]
+    fn sack_scoreboard_counts_each_segment_once() {
+        let mut s = sender(10);
+        assert_eq!(send(&mut s, 0).len(), 10);
+        s.on_ack(&ack(0, &[(1, 2)]), 50 * MS);
+        assert_eq!(s.sk.sacked_out, 1);
+        assert!(s.is_sacked(1) && !s.is_sacked(0));
+        // The same block again plus a new one: only segment 2 is new.
+        s.on_ack(&ack(0, &[(1, 3)]), 51 * MS);
+        assert_eq!(s.sk.sacked_out, 2);
+        assert_eq!(s.sk.delivered, 2);
+        assert_eq!(s.sk.ca_state, CaState::Disorder);
+        assert_eq!(s.sk.lost_out, 0, "two SACKed above is below DupThresh");
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn rfc6675_is_lost_needs_dupthresh_sacked_segments_above() {
+        let mut s = sender(10);
+        send(&mut s, 0);
+        // SACKed: 2, 5, 8, 9.
+        s.on_ack(&ack(0, &[(8, 10), (5, 6), (2, 3)]), 50 * MS);
+        // 0, 1 have 4 SACKed above; 3, 4 have 3 (5, 8, 9); 6, 7 have only 2.
+        let lost: Vec<u32> = (0..10).filter(|&q| s.is_lost(q)).collect();
+        assert_eq!(lost, vec![0, 1, 3, 4]);
+        assert_eq!(s.sk.ca_state, CaState::Recovery);
+        assert_eq!(s.sk.ssthresh, 5);
+        // pipe = 10 - (4 SACKed + 4 lost) = 2 < ssthresh, so PRR's slow-start reduction bound
+        // applies: sndcnt = min(ssthresh - pipe, max(prr_delivered - prr_out, newly)) = min(3, 4).
+        assert_eq!(s.sk.packets_in_flight(), 2);
+        assert_eq!(s.sk.cwnd, 5);
+        // NextSeg rule 1: lost holes first, lowest first.
+        assert_eq!(send(&mut s, 50 * MS), vec![(0, true), (1, true), (3, true)]);
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn partial_ack_keeps_recovery_and_retransmits_next_hole() {
+        let mut s = sender(10);
+        send(&mut s, 0);
+        // Segments 0 and 5 are lost; 1-4 and 6-9 arrive.
+        s.on_ack(&ack(0, &[(1, 5)]), 50 * MS);
+        assert_eq!(s.sk.ca_state, CaState::Recovery);
+        assert_eq!(s.high_seq, 10);
+        let out = send(&mut s, 50 * MS);
+        assert_eq!(out[0], (0, true));
+        s.on_ack(&ack(0, &[(6, 10), (1, 5)]), 51 * MS);
+        assert!(s.is_lost(5));
+        // Partial ACK: the retransmitted 0 arrives, cumulative ACK moves to 5 (< recovery point 10).
+        s.on_ack(&ack(5, &[(6, 10)]), 90 * MS);
+        assert_eq!(s.sk.ca_state, CaState::Recovery, "partial ACK stays in recovery");
+        let out = send(&mut s, 90 * MS);
+        assert!(out.contains(&(5, true)), "next hole retransmitted: {out:?}");
+        // Full ACK of everything up to the recovery point ends recovery at cwnd = ssthresh.
+        let nxt = s.sk.snd_nxt;
+        s.on_ack(&ack(10, &[]), 130 * MS);
+        assert_eq!(s.sk.ca_state, CaState::Open);
+        assert_eq!(s.sk.cwnd, 5);
+        assert!(nxt >= 10);
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn rto_backs_off_exponentially_and_restarts_from_one_segment() {
+        let mut s = sender(4);
+        send(&mut s, 0);
+        assert_eq!(s.rto_deadline, Some(1000 * MS), "initial RTO is 1 s");
+        s.on_rto(1000 * MS);
+        assert_eq!(s.sk.cwnd, 1);
+        assert_eq!(s.sk.ca_state, CaState::Loss);
+        assert_eq!(s.sk.ssthresh, 2);
+        assert_eq!(send(&mut s, 1000 * MS), vec![(0, true)]);
+        assert_eq!(s.rto_deadline, Some(3000 * MS), "doubled: 1 s + 2 s");
+        s.on_rto(3000 * MS);
+        assert_eq!(send(&mut s, 3000 * MS), vec![(0, true)]);
+        assert_eq!(s.rto_deadline, Some(7000 * MS), "doubled again: 3 s + 4 s");
+        assert_eq!(s.stats.rto_count, 2);
+    }
+
+    #[test]
+    fn karn_no_rtt_sample_from_retransmitted_segments() {
+        let mut s = sender(2);
+        send(&mut s, 0); // 0, 1
+        s.on_rto(1000 * MS);
+        send(&mut s, 1000 * MS); // retransmit 0
+        assert!(!s.rtt.has_sample);
+        // The ACK covers only retransmitted segment 0: no sample, backoff stays.
+        s.on_ack(&ack(1, &[]), 1100 * MS);
+        assert!(!s.rtt.has_sample);
+        assert_eq!(s.rtt.backoff, 1);
+        // Slow start from cwnd 1 -> 2: segment 1 (marked lost by the RTO) is retransmitted and
+        // new segment 2 goes out for the first time.
+        assert_eq!(send(&mut s, 1100 * MS), vec![(1, true), (2, false)]);
+        s.on_ack(&ack(2, &[]), 1200 * MS);
+        assert!(!s.rtt.has_sample, "ACK of a retransmitted segment: no sample");
+        // Segment 2 was never retransmitted: a valid sample of 1250 - 1100 = 150 ms; backoff ends.
+        s.on_ack(&ack(3, &[]), 1250 * MS);
+        assert!(s.rtt.has_sample);
+        assert_eq!(s.rtt.srtt, 150 * MS);
+        assert_eq!(s.rtt.backoff, 0);
+    }
+
+    #[test]
+    fn prr_reduces_gradually_then_ends_at_ssthresh() {
+        let mut s = sender(20);
+        send(&mut s, 0);
+        // Segment 0 lost; SACKs of 1..=3 trigger recovery: ssthresh 10, RecoverFS 20.
+        s.on_ack(&ack(0, &[(1, 4)]), 50 * MS);
+        assert_eq!(s.sk.ssthresh, 10);
+        // prr_delivered = 3: sndcnt = ceil(10 * 3 / 20) = 2
+        assert_eq!(s.sk.cwnd, s.sk.packets_in_flight() + 2);
+        send(&mut s, 50 * MS);
+        // Each further SACKed segment: sndcnt = ceil(10 * prr_delivered / 20) - prr_out.
+        s.on_ack(&ack(0, &[(1, 5)]), 51 * MS); // prr_delivered 4 -> ceil(2) - 2 = 0
+        assert_eq!(s.sk.cwnd, s.sk.packets_in_flight());
+        s.on_ack(&ack(0, &[(1, 6)]), 52 * MS); // 5 -> ceil(2.5) - 2 = 1
+        assert_eq!(s.sk.cwnd, s.sk.packets_in_flight() + 1);
+    }
+}
