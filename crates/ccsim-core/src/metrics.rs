@@ -69,7 +69,11 @@ pub struct TimeSeries {
     pub time_s: Vec<f64>,
     pub flow: Vec<u32>,
     pub cc: Vec<&'static str>,
+    /// Rate of data delivered (cumulatively or selectively acknowledged, Linux `delivered`)
+    /// over the interval.
     pub delivery_rate_mbps: Vec<f64>,
+    /// Rate at which the cumulative ACK advanced over the interval (can spike after recovery).
+    pub goodput_mbps: Vec<f64>,
     pub bytes_acked: Vec<u64>,
     pub cwnd_pkts: Vec<u32>,
     pub srtt_ms: Vec<f64>,

@@ -178,6 +178,9 @@ pub struct Scenario {
     pub normalized: Value,
 }
 
+/// Seeds are accepted in [0, 2^63 - 1] everywhere (TOML integers are signed 64-bit).
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
 const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval", "bottleneck", "tcp", "flows"];
 const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss"];
 const TCP_KEYS: &[&str] = &[
@@ -292,7 +295,7 @@ impl Scenario {
         let duration = time_in("duration", dv, MS, 1_000_000 * SEC, "a time from 1ms to 1000000s")?;
         let seed = match top.get("seed") {
             None => 1,
-            Some(x) => int_in("seed", x, 0, i64::MAX)? as u64,
+            Some(x) => int_in("seed", x, 0, MAX_SEED as i64)? as u64,
         };
         let siv = top.get("sample_interval").cloned().unwrap_or(Value::from("100ms"));
         let sample_interval = time_in("sample_interval", &siv, MS, duration.max(MS), "a time from 1ms to the duration")?;
@@ -365,7 +368,8 @@ impl Scenario {
                     let s = as_str(&t.p("size"), x, SIZE_HELP)?;
                     match units::parse_size(s, false, false) {
                         Some(Size::Bytes(b)) if b >= 1 => Some(b),
-                        _ => return err(&t.p("size"), format!("malformed size {}; accepted: {SIZE_HELP} (at least 1B)", show(x))),
+                        Some(_) => return err(&t.p("size"), format!("{} is out of range; accepted: at least 1B", show(x))),
+                        None => return err(&t.p("size"), format!("malformed size {}; accepted: {SIZE_HELP}", show(x))),
                     }
                 }
             };
@@ -391,7 +395,22 @@ impl Scenario {
                 return err(&t.p("max_rto"), "must not be below min_rto");
             }
             let params = parse_params(&t.p("params"), cc_name, t.get("params"))?;
-            let pn: Map<String, Value> = params.0.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
+            let info = cc::find(cc_name).expect("validated algorithm");
+            let pn: Map<String, Value> = params
+                .0
+                .iter()
+                .map(|(k, v)| {
+                    let spec = info.params.iter().find(|p| p.name == k).expect("declared parameter");
+                    let val = if spec.boolean {
+                        Value::from(*v != 0.0)
+                    } else if spec.integer {
+                        Value::from(*v as i64)
+                    } else {
+                        Value::from(*v)
+                    };
+                    (k.clone(), val)
+                })
+                .collect();
             fnorm.insert("params".into(), Value::Object(pn));
             flows_norm.push(Value::Object(fnorm));
             for _ in 0..count {
@@ -431,6 +450,9 @@ impl Scenario {
                     return err("bottleneck.buffer", format!("{} is out of range; accepted: at least 1B", show(&bufv)));
                 }
                 (None, Some(n))
+            }
+            Size::Bdp(k) if k <= 0.0 => {
+                return err("bottleneck.buffer", format!("{} is out of range; accepted: a positive multiple of the BDP", show(&bufv)));
             }
             Size::Bdp(k) => {
                 // BDP = rate x base RTT, the base RTT of the flow with the shortest path, in

@@ -34,6 +34,7 @@ struct Flow {
     delack_event_at: Option<Time>,
     pace_event_at: Option<Time>,
     last_sample_acked: u64,
+    last_sample_delivered: u64,
 }
 
 pub struct Sim {
@@ -90,6 +91,7 @@ impl Sim {
                 delack_event_at: None,
                 pace_event_at: None,
                 last_sample_acked: 0,
+                last_sample_delivered: 0,
             });
         }
         let mut q = EventQueue::with_capacity(64 + 8 * flows.len());
@@ -122,20 +124,22 @@ impl Sim {
 
     /// Run until the scenario's duration (events at exactly the end time still run).
     pub fn run_to_end(&mut self) {
-        while let Some(t) = self.q.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let (t, ev) = self.q.pop().unwrap();
-            self.now = t;
-            self.events += 1;
-            self.handle(ev);
-        }
+        self.run_until(self.end);
+        self.finish();
+    }
+
+    pub fn end_time(&self) -> Time {
+        self.end
+    }
+
+    /// Close the books at the end of the run.
+    pub fn finish(&mut self) {
         self.now = self.end;
         self.bn.finish_accounting(self.end);
     }
 
-    /// Run until `t` (for tests that inspect state mid-run).
+    /// Run every event up to time `t` (capped at the end of the run). Callers may run in
+    /// chunks (to check for interrupts between them): the result is the same.
     pub fn run_until(&mut self, t: Time) {
         while let Some(pt) = self.q.peek_time() {
             if pt > t.min(self.end) {
@@ -371,7 +375,10 @@ impl Sim {
             ts.time_s.push(t);
             ts.flow.push(i as u32);
             ts.cc.push(fl.cc_name);
-            ts.delivery_rate_mbps.push((acked - fl.last_sample_acked) as f64 * 8.0 / interval / 1e6);
+            let delivered = s.sk.delivered;
+            let mss = s.cfg.mss as f64;
+            ts.delivery_rate_mbps.push((delivered - fl.last_sample_delivered) as f64 * mss * 8.0 / interval / 1e6);
+            ts.goodput_mbps.push((acked - fl.last_sample_acked) as f64 * 8.0 / interval / 1e6);
             ts.bytes_acked.push(acked);
             ts.cwnd_pkts.push(s.sk.cwnd);
             ts.srtt_ms.push(if s.sk.srtt > 0 { to_ms(s.sk.srtt) } else { f64::NAN });
@@ -382,6 +389,7 @@ impl Sim {
             ts.queue_pkts.push(qp);
             ts.queue_bytes.push(qb);
             fl.last_sample_acked = acked;
+            fl.last_sample_delivered = delivered;
         }
     }
 
@@ -490,10 +498,16 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunOutput {
     let mut sim = Sim::new(sc, seed);
     let t0 = std::time::Instant::now();
     sim.run_to_end();
-    let wall = t0.elapsed().as_secs_f64();
-    let mut summary = sim.summary(wall);
-    for (fs, fc) in summary.flows.iter_mut().zip(&sc.flows) {
-        fs.group = fc.group;
+    sim.into_output(sc, t0.elapsed().as_secs_f64())
+}
+
+impl Sim {
+    /// The run's results; `wall_seconds` is reported, never used by the simulation.
+    pub fn into_output(mut self, sc: &Scenario, wall_seconds: f64) -> RunOutput {
+        let mut summary = self.summary(wall_seconds);
+        for (fs, fc) in summary.flows.iter_mut().zip(&sc.flows) {
+            fs.group = fc.group;
+        }
+        RunOutput { summary, timeseries: std::mem::take(&mut self.ts) }
     }
-    RunOutput { summary, timeseries: std::mem::take(&mut sim.ts) }
 }

@@ -11,9 +11,12 @@ pub const SEC: Time = 1_000_000_000;
 /// Time to serialise `bytes` at `rate_bps` bits per second, rounded up to a whole nanosecond.
 #[inline]
 pub fn tx_time(bytes: u64, rate_bps: u64) -> Time {
-    // bytes * 8e9 / rate, in u128 to avoid overflow at low rates and large sizes.
-    let num = bytes as u128 * 8 * SEC as u128;
-    num.div_ceil(rate_bps as u128) as Time
+    // bytes * 8e9 / rate; u64 unless the product could overflow (over 2.3 GB at once).
+    if bytes < (1 << 31) {
+        (bytes * 8 * SEC).div_ceil(rate_bps)
+    } else {
+        (bytes as u128 * 8 * SEC as u128).div_ceil(rate_bps as u128) as Time
+    }
 }
 
 #[inline]

@@ -71,7 +71,7 @@ pub fn parse_size(s: &str, allow_pkt: bool, allow_bdp: bool) -> Option<Size> {
     if allow_bdp {
         if let Some(num) = st.strip_suffix("bdp").or_else(|| st.strip_suffix("BDP")) {
             let v: f64 = num.trim().parse().ok()?;
-            if !(v.is_finite() && v > 0.0) {
+            if !(v.is_finite() && v >= 0.0) {
                 return None;
             }
             return Some(Size::Bdp(v));

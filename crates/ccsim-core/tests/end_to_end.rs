@@ -152,8 +152,13 @@ fn time_series_has_one_row_per_flow_and_interval() {
     assert!(ts.rtprop_ms[last] >= 40.0 && ts.rtprop_ms[last] < 45.0);
     assert!(ts.btlbw_mbps[last] > 1.0);
     assert!(ts.rtprop_ms[last + 1].is_nan() && ts.pacing_rate_mbps[last + 1].is_nan());
-    // The delivery rate integrates to the acknowledged bytes.
-    let total: f64 = (0..ts.len()).filter(|&i| ts.flow[i] == 1).map(|i| ts.delivery_rate_mbps[i] * 0.05e6 / 8.0).sum();
+    // Goodput integrates to the acknowledged bytes; the delivery rate never exceeds the link
+    // rate by more than one sample's rounding (it counts SACKed data when it arrives).
+    let total: f64 = (0..ts.len()).filter(|&i| ts.flow[i] == 1).map(|i| ts.goodput_mbps[i] * 0.05e6 / 8.0).sum();
     let acked = ts.bytes_acked[ts.len() - 2] as f64;
     assert!((total - acked).abs() < 1.0, "{total} vs {acked}");
+    let sum_at = |k: usize| ts.delivery_rate_mbps[3 * k..3 * k + 3].iter().sum::<f64>();
+    for k in 0..40 {
+        assert!(sum_at(k) <= 10.0 * 1448.0 / 1500.0 * 1.0 + 1.2, "sample {k}: {}", sum_at(k));
+    }
 }

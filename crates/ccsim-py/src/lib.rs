@@ -2,20 +2,38 @@
 //! validation and simulation happen in ccsim-core; ergonomics live in the Python package.
 
 use ccsim_core::metrics::TimeSeries;
+use ccsim_core::scenario::MAX_SEED;
+use ccsim_core::sim::Sim;
+use ccsim_core::time::SEC;
 use ccsim_core::{cc, Scenario};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {
     Scenario::from_json_str(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Turn a Rust panic (a bug) into a Python RuntimeError instead of printing panic text.
+fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown".into());
+            Err(PyRuntimeError::new_err(format!("internal error in the ccsim engine (please report it): {msg}")))
+        }
+    }
+}
+
 /// Validate a scenario (JSON of the TOML structure); return it normalised, defaults filled in.
 #[pyfunction]
 fn validate(scenario_json: &str) -> PyResult<String> {
-    let sc = parse(scenario_json)?;
-    Ok(sc.normalized.to_string())
+    guarded(|| Ok(parse(scenario_json)?.normalized.to_string()))
 }
 
 fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>> {
@@ -24,6 +42,7 @@ fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>
     d.set_item("flow", PyList::new(py, &ts.flow)?)?;
     d.set_item("cc", PyList::new(py, &ts.cc)?)?;
     d.set_item("delivery_rate_mbps", PyList::new(py, &ts.delivery_rate_mbps)?)?;
+    d.set_item("goodput_mbps", PyList::new(py, &ts.goodput_mbps)?)?;
     d.set_item("bytes_acked", PyList::new(py, &ts.bytes_acked)?)?;
     d.set_item("cwnd_pkts", PyList::new(py, &ts.cwnd_pkts)?)?;
     d.set_item("srtt_ms", PyList::new(py, &ts.srtt_ms)?)?;
@@ -37,14 +56,31 @@ fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>
 }
 
 /// Run one simulation. Returns (summary_json, time-series columns). The GIL is released while
-/// the simulation runs, so threads can run scenarios in parallel.
+/// the simulation runs, in chunks of 1 s of simulated time; between chunks Ctrl-C is honoured.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None))]
 fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let sc = parse(scenario_json)?;
-    let out = py.allow_threads(|| ccsim_core::run(&sc, seed));
-    let cols = columns(py, &out.timeseries)?;
-    Ok((out.summary.to_json(), cols))
+    guarded(|| {
+        let sc = parse(scenario_json)?;
+        if let Some(s) = seed {
+            if s > MAX_SEED {
+                return Err(PyValueError::new_err(format!("seed: {s} is out of range; accepted: an integer in [0, {MAX_SEED}]")));
+            }
+        }
+        let mut sim = Sim::new(&sc, seed.unwrap_or(sc.seed));
+        let t0 = std::time::Instant::now();
+        let end = sim.end_time();
+        let mut t = 0;
+        while t < end {
+            t = (t + SEC).min(end);
+            py.allow_threads(|| sim.run_until(t));
+            py.check_signals()?;
+        }
+        sim.finish();
+        let out = sim.into_output(&sc, t0.elapsed().as_secs_f64());
+        let cols = columns(py, &out.timeseries)?;
+        Ok((out.summary.to_json(), cols))
+    })
 }
 
 /// Every algorithm with its parameters, as JSON.
@@ -62,6 +98,8 @@ fn algorithms() -> String {
                     "default": if p.boolean { serde_json::Value::from(p.default != 0.0) } else { serde_json::Value::from(p.default) },
                     "unit": p.unit,
                     "range": p.range_text(),
+                    "min": p.min,
+                    "max": p.max,
                     "doc": p.doc,
                 })).collect::<Vec<_>>(),
             })
@@ -72,6 +110,8 @@ fn algorithms() -> String {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Panics are reported as RuntimeError by `guarded`; do not also print Rust panic text.
+    std::panic::set_hook(Box::new(|_| {}));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -230,7 +230,7 @@ impl Default for CcTelemetry {
     }
 }
 
-pub trait CongestionControl {
+pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
     /// Called once when the flow starts.
     fn init(&mut self, _s: &mut SockState) {}

@@ -1,0 +1,46 @@
+"""ccsim: a fast, deterministic packet-level TCP congestion-control simulator.
+
+Typical use::
+
+    import ccsim
+
+    result = ccsim.run("examples/cubic_pair.toml", seed=3)
+    print(result.summary[["id", "cc", "throughput_mbps"]])
+    result.plot("throughput_cwnd.png")
+
+or build a scenario in code::
+
+    sc = (ccsim.Scenario(duration="10s", seed=1)
+          .bottleneck(rate="10Mbps", delay="20ms", buffer="1bdp")
+          .add_flow("cubic", count=2))
+    result = ccsim.run(sc)
+
+The simulation itself runs in the Rust extension module ``ccsim._core``; all
+validation of scenario fields, units and ranges happens there.
+"""
+
+from __future__ import annotations
+
+try:
+    from . import _core
+except ImportError as exc:  # pragma: no cover - only without a built extension
+    raise ImportError(
+        "the ccsim extension module (ccsim._core) is not built or not importable; "
+        "install the package with `pip install .` (or `maturin develop`) from the "
+        f"repository root ({exc})"
+    ) from exc
+
+from .scenario import Scenario, ScenarioError, algorithms, load
+from .result import Result, run
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "__version__",
+    "algorithms",
+    "load",
+    "run",
+]

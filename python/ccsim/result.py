@@ -1,0 +1,274 @@
+"""Running a scenario and the :class:`Result` of one run."""
+
+from __future__ import annotations
+
+import copy
+import json
+import operator
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from . import _core
+from .scenario import Scenario, ScenarioError, load
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+# numpy and pandas are imported lazily (in the methods that build tables) so
+# that `ccsim run` and `import ccsim` stay quick when no DataFrame is needed.
+
+__all__ = ["FLOW_COLUMNS", "TIMESERIES_COLUMNS", "Result", "run"]
+
+#: Per-flow summary columns, in display order (``Result.summary``).
+FLOW_COLUMNS: tuple[str, ...] = (
+    "id",
+    "group",
+    "cc",
+    "start_s",
+    "end_s",
+    "throughput_mbps",
+    "bytes_acked",
+    "bytes_sent",
+    "bytes_delivered",
+    "segments_sent",
+    "segments_delivered",
+    "retransmits",
+    "rto_count",
+    "fast_recoveries",
+    "rtt_min_ms",
+    "rtt_mean_ms",
+    "rtt_p95_ms",
+    "cwnd_final_pkts",
+    "cwnd_final_bytes",
+    "completed",
+    "completion_s",
+)
+
+#: Time-series columns (``Result.timeseries``), one row per (sample time, flow).
+TIMESERIES_COLUMNS: tuple[str, ...] = (
+    "time_s",
+    "flow",
+    "cc",
+    "delivery_rate_mbps",
+    "goodput_mbps",
+    "bytes_acked",
+    "cwnd_pkts",
+    "srtt_ms",
+    "rtprop_ms",
+    "btlbw_mbps",
+    "pacing_rate_mbps",
+    "inflight_pkts",
+    "queue_pkts",
+    "queue_bytes",
+)
+
+# Columns that may be null/NaN and must stay numeric (float) even when all are null.
+_FLOAT_FLOW_COLUMNS = frozenset(
+    {"start_s", "end_s", "throughput_mbps", "rtt_min_ms", "rtt_mean_ms", "rtt_p95_ms",
+     "completion_s"}
+)
+
+ScenarioLike = Scenario | Mapping[str, Any] | str | os.PathLike
+
+
+def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
+    """Run one simulation.
+
+    ``scenario`` is a :class:`Scenario`, a dict with the TOML structure, or the
+    path of a scenario TOML file.  ``seed`` overrides the scenario's seed.
+    Raises :class:`ScenarioError` for an invalid scenario or seed.
+    """
+    sc = _as_scenario(scenario)
+    if seed is not None:
+        if isinstance(seed, bool):
+            raise ScenarioError(f"seed: expected an integer; got {seed!r}")
+        try:
+            seed = operator.index(seed)
+        except TypeError:
+            raise ScenarioError(f"seed: expected an integer; got {seed!r}") from None
+    payload = sc.to_json()
+    try:
+        summary_json, columns = _core.run(payload, seed)
+    except ValueError as exc:
+        raise sc._error(exc) from None
+    except OverflowError:
+        raise ScenarioError(
+            f"seed: out of range; got {seed}; accepted: a non-negative 64-bit integer"
+        ) from None
+    return Result(json.loads(summary_json), columns, scenario=sc)
+
+
+def _as_scenario(scenario: ScenarioLike) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, (str, os.PathLike)):
+        return load(scenario)
+    if isinstance(scenario, Mapping):
+        return Scenario.from_dict(scenario)
+    raise TypeError(
+        "run() expects a Scenario, a dict or the path of a .toml file; "
+        f"got {type(scenario).__name__}"
+    )
+
+
+class Result:
+    """The outcome of one simulation run.
+
+    * :attr:`summary` - pandas DataFrame, one row per flow (:data:`FLOW_COLUMNS`)
+    * :attr:`timeseries` - pandas DataFrame in long format, one row per
+      (sample time, flow) (:data:`TIMESERIES_COLUMNS`); ``cc`` is categorical
+    * :attr:`bottleneck` - dict of bottleneck statistics
+    * :meth:`to_dict` - the run summary exactly as the core reported it
+      (what ``ccsim run --json`` prints)
+    """
+
+    def __init__(
+        self,
+        summary: Mapping[str, Any],
+        timeseries: Mapping[str, list] | None = None,
+        *,
+        scenario: Scenario | None = None,
+    ) -> None:
+        self._summary: dict[str, Any] = copy.deepcopy(dict(summary))
+        self._columns: dict[str, list] = dict(timeseries or {})
+        #: The scenario that was run (as given, not normalised), if known.
+        self.scenario = scenario
+
+    # -- scalar fields -----------------------------------------------------------------
+
+    @property
+    def seed(self) -> int:
+        return self._summary["seed"]
+
+    @property
+    def sim_seconds(self) -> float:
+        return self._summary["sim_seconds"]
+
+    @property
+    def events(self) -> int:
+        return self._summary["events"]
+
+    @property
+    def wall_seconds(self) -> float:
+        return self._summary["wall_seconds"]
+
+    @property
+    def total_throughput_mbps(self) -> float:
+        return self._summary["total_throughput_mbps"]
+
+    @property
+    def jain_index(self) -> float:
+        return self._summary["jain_index"]
+
+    @property
+    def bottleneck(self) -> dict[str, Any]:
+        """Bottleneck statistics (rate, delay, buffer, drops, utilization, queue ...)."""
+        return copy.deepcopy(self._summary.get("bottleneck", {}))
+
+    @property
+    def flows(self) -> list[dict[str, Any]]:
+        """Per-flow summaries as a list of dicts (same content as :attr:`summary`)."""
+        return copy.deepcopy(self._summary.get("flows", []))
+
+    # -- tables -----------------------------------------------------------------------
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """One row per flow with the per-flow summary columns."""
+        import pandas as pd
+
+        flows = self._summary.get("flows", [])
+        present = {k for f in flows for k in f}
+        columns = [c for c in FLOW_COLUMNS if c in present or not flows]
+        columns += sorted(present - set(columns))
+        df = pd.DataFrame.from_records(flows, columns=columns)
+        for col in df.columns:
+            if col in _FLOAT_FLOW_COLUMNS:
+                df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
+            elif df[col].dtype == object and col != "cc":
+                df[col] = _numeric_if_possible(df[col])
+        return df
+
+    @cached_property
+    def timeseries(self) -> pd.DataFrame:
+        """Long-format time series, one row per (sample time, flow)."""
+        import numpy as np
+        import pandas as pd
+
+        cols = self._columns
+        order = [c for c in TIMESERIES_COLUMNS if c in cols] + [
+            c for c in cols if c not in TIMESERIES_COLUMNS
+        ]
+        lengths = {len(cols[c]) for c in order}
+        if len(lengths) > 1:
+            raise ValueError(
+                "time-series columns from the core have different lengths: "
+                + ", ".join(f"{c}={len(cols[c])}" for c in order)
+            )
+        data: dict[str, Any] = {}
+        for name in order:
+            values = cols[name]
+            if name == "cc":
+                data[name] = pd.Categorical(values)
+                continue
+            arr = np.asarray(values)
+            if arr.dtype == object or (name == "time_s" and arr.dtype.kind != "f"):
+                try:
+                    arr = np.asarray(values, dtype="float64")
+                except (TypeError, ValueError):
+                    pass
+            data[name] = arr
+        return pd.DataFrame(data)
+
+    # -- export -----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run summary as reported by the core (identical to ``ccsim run --json``)."""
+        return copy.deepcopy(self._summary)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self._summary, indent=indent)
+
+    def to_parquet(self, directory: str | os.PathLike) -> Path:
+        """Write ``summary.json``, ``flows.parquet`` and ``timeseries.parquet`` into
+        ``directory`` (created if needed) and return its path."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(self.to_json(indent=2) + "\n", encoding="utf-8")
+        self.summary.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
+        self.timeseries.to_parquet(out / "timeseries.parquet", engine="pyarrow", index=False)
+        return out
+
+    def plot(self, path: str | os.PathLike | None = None) -> Figure:
+        """Delivery rate and cwnd per flow over time (two stacked panels).
+
+        Saves a PNG to ``path`` when given; returns the matplotlib Figure.
+        """
+        from .plots import plot_throughput_cwnd
+
+        return plot_throughput_cwnd(self, path)
+
+    def __repr__(self) -> str:
+        n = len(self._summary.get("flows", []))
+        return (
+            f"<ccsim.Result seed={self._summary.get('seed')} flows={n} "
+            f"sim_seconds={self._summary.get('sim_seconds')} "
+            f"total_throughput_mbps={self._summary.get('total_throughput_mbps')}>"
+        )
+
+
+def _numeric_if_possible(series: pd.Series) -> pd.Series:
+    """Object columns holding only numbers and None become float; others stay."""
+    import pandas as pd
+
+    non_null = series.dropna()
+    if len(non_null) and not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in non_null
+    ):
+        return series
+    if not len(non_null) and len(series):
+        return series.astype("float64")
+    return pd.to_numeric(series, errors="coerce")
