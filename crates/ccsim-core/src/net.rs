@@ -34,7 +34,8 @@ pub struct Link<T> {
     pub queue: VecDeque<T>,
     pub queue_bytes: u64,
     pub in_service: Option<T>,
-    pub wire: VecDeque<(Time, T)>,
+    /// Propagation: packets whose last bit has left, in order.
+    pub wire: DelayLine<T>,
     pub stats: LinkStats,
     last_change: Time,
 }
@@ -48,7 +49,7 @@ impl<T: Copy> Link<T> {
             queue: VecDeque::with_capacity(256),
             queue_bytes: 0,
             in_service: None,
-            wire: VecDeque::with_capacity(256),
+            wire: DelayLine::new(delay),
             stats: LinkStats::default(),
             last_change: 0,
         }
@@ -98,24 +99,17 @@ impl<T: Copy> Link<T> {
     /// now the head of the wire (the caller schedules the arrival event).
     pub fn finish_tx(&mut self, now: Time) -> Option<Time> {
         let pkt = self.in_service.take().expect("a packet in service");
-        let at = now + self.delay;
-        self.wire.push_back((at, pkt));
-        if self.wire.len() == 1 {
-            Some(at)
-        } else {
-            None
-        }
+        self.wire.push(pkt, now)
     }
 
     /// Take the head of the wire; returns it and the arrival time of the next, if any.
     pub fn arrive(&mut self) -> (T, Option<Time>) {
-        let (_, pkt) = self.wire.pop_front().expect("a packet on the wire");
         self.stats.packets_out += 1;
-        (pkt, self.wire.front().map(|(t, _)| *t))
+        self.wire.pop()
     }
 
     pub fn in_flight(&self) -> u64 {
-        self.queue.len() as u64 + self.in_service.is_some() as u64 + self.wire.len() as u64
+        self.queue.len() as u64 + self.in_service.is_some() as u64 + self.wire.line.len() as u64
     }
 
     pub fn finish_accounting(&mut self, now: Time) {

@@ -56,6 +56,17 @@ pub struct Sim {
     name: Option<String>,
 }
 
+/// Timers are lazy: a deadline may move without cancelling events. Schedule an event only when
+/// none is pending at or before the deadline; a handler that fires early re-arms.
+fn ensure_timer(q: &mut EventQueue, deadline: Option<Time>, pending: &mut Option<Time>, ev: Event) {
+    if let Some(d) = deadline {
+        if pending.map_or(true, |t| t > d) {
+            *pending = Some(d);
+            q.schedule(d, ev);
+        }
+    }
+}
+
 fn cc_static_name(name: &str) -> &'static str {
     cc::find(name).map(|a| a.name).expect("validated algorithm")
 }
@@ -296,22 +307,12 @@ impl Sim {
 
     fn ensure_rto_event(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.sender.rto_deadline {
-            if fl.rto_event_at.map_or(true, |t| t > d) {
-                fl.rto_event_at = Some(d);
-                self.q.schedule(d, Event::Rto(f));
-            }
-        }
+        ensure_timer(&mut self.q, fl.sender.rto_deadline, &mut fl.rto_event_at, Event::Rto(f));
     }
 
     fn ensure_delack_event(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.receiver.delack_deadline {
-            if fl.delack_event_at.map_or(true, |t| t > d) {
-                fl.delack_event_at = Some(d);
-                self.q.schedule(d, Event::DelAck(f));
-            }
-        }
+        ensure_timer(&mut self.q, fl.receiver.delack_deadline, &mut fl.delack_event_at, Event::DelAck(f));
     }
 
     fn start_access_tx(&mut self, f: u32) {
