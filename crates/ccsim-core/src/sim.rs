@@ -277,12 +277,10 @@ impl Sim {
     /// Send whatever cwnd, the receive window and the pacer allow now.
     fn try_send(&mut self, f: u32) {
         let now = self.now;
+        let mut sent = 0;
         loop {
             let fl = &mut self.flows[f as usize];
             if !fl.sender.active || fl.sender.sk.packets_in_flight() >= fl.sender.sk.cwnd {
-                if fl.sender.active {
-                    fl.sender.sk.is_cwnd_limited = true;
-                }
                 break;
             }
             let gate = fl.sender.pacing_gate(now);
@@ -295,11 +293,20 @@ impl Sim {
             }
             match fl.sender.next_packet(now) {
                 Some(pkt) => {
+                    sent += 1;
                     let bytes = pkt.wire_bytes();
                     fl.access.enqueue(pkt, bytes, now);
                     self.start_access_tx(f);
                 }
                 None => break,
+            }
+        }
+        // tcp_write_xmit ends with tcp_cwnd_validate when it sent or was cwnd-limited.
+        let s = &mut self.flows[f as usize].sender;
+        if s.active {
+            let limited = s.sk.packets_in_flight() >= s.sk.cwnd;
+            if sent > 0 || limited {
+                s.cwnd_validate(limited);
             }
         }
         self.ensure_rto_event(f);

@@ -629,7 +629,7 @@ impl Bbr {
         let filter_expired = self.min_rtt_filter_expired(s);
         if rs.rtt >= 0 {
             let rtt_us = (rs.rtt as u64 / US).min(u32::MAX as u64 - 1) as u32;
-            if rtt_us < self.min_rtt_us || (filter_expired && !rs.is_ack_delayed) {
+            if rtt_us <= self.min_rtt_us || (filter_expired && !rs.is_ack_delayed) {
                 self.min_rtt_us = rtt_us;
                 self.min_rtt_stamp = Self::jiffies(s);
             }
@@ -971,6 +971,20 @@ mod tests {
         }
         assert_eq!(b.mode, Mode::ProbeBw, "the pipe was full (flat delivery rate): back to PROBE_BW");
         assert_eq!(b.min_rtt_stamp, s.now / MS, "RTprop window restarts");
+    }
+
+    #[test]
+    fn an_rtt_equal_to_rtprop_refreshes_the_filter_stamp() {
+        let (mut b, mut s) = setup(5);
+        s.packets_out = 80;
+        round(&mut b, &mut s, 10, RTT_US);
+        assert_eq!(b.min_rtt_stamp, 40);
+        // 9.96 s later an RTT exactly equal to RTprop: the window restarts (<=, as Linux).
+        s.now += 9_920 * MS;
+        round(&mut b, &mut s, 10, RTT_US);
+        assert_eq!(b.min_rtt_stamp, 10_000);
+        round(&mut b, &mut s, 10, 50_000);
+        assert_ne!(b.mode, Mode::ProbeRtt);
     }
 
     #[test]

@@ -292,9 +292,10 @@ impl CongestionControl for Cubic {
     fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
         if ev == CaEvent::TxStart {
             // Shift the epoch by the idle time so the curve does not jump after idle.
+            // The idle time is measured from the last transmission (tcp_sock.lsndtime).
             if let Some(ep) = self.epoch_start {
                 let now_j = s.now / JIFFY;
-                let delta = now_j.saturating_sub(self.last_time);
+                let delta = now_j.saturating_sub(s.lsndtime / JIFFY);
                 if delta > 0 {
                     self.epoch_start = Some((ep + delta).min(now_j));
                 }

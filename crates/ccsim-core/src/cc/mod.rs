@@ -83,6 +83,10 @@ pub struct SockState {
     pub initial_cwnd: u32,
     /// The stack paces this flow (Linux `sk_pacing_status != SK_PACING_NONE`).
     pub paced: bool,
+    /// Time of the last data transmission (Linux `lsndtime`).
+    pub lsndtime: Time,
+    /// End of the window over which cwnd use is tracked (Linux `cwnd_usage_seq`).
+    pub cwnd_usage_seq: u32,
 }
 
 impl SockState {
@@ -114,6 +118,8 @@ impl SockState {
             prior_cwnd: 0,
             initial_cwnd,
             paced: false,
+            lsndtime: 0,
+            cwnd_usage_seq: 0,
         }
     }
 

@@ -85,6 +85,8 @@ pub struct Sender {
     pub completed_at: Option<Time>,
     data_segs_out: u64,
     pub last_rs: RateSample,
+    /// Timeouts since the cumulative ACK last advanced (Linux icsk_retransmits).
+    rto_retries: u32,
 }
 
 impl Sender {
@@ -129,6 +131,7 @@ impl Sender {
             completed_at: None,
             data_segs_out: 0,
             last_rs: RateSample::default(),
+            rto_retries: 0,
         }
     }
 
@@ -193,7 +196,6 @@ impl Sender {
         }
         self.sk.now = now;
         if self.sk.packets_in_flight() >= self.sk.cwnd {
-            self.sk.is_cwnd_limited = true;
             return None;
         }
         // Rule 1: the lowest lost segment not yet retransmitted.
@@ -242,21 +244,30 @@ impl Sender {
             });
             self.sk.snd_nxt += 1;
             self.sk.packets_out += 1;
-            self.sk.max_packets_out = self.sk.max_packets_out.max(self.sk.packets_out);
             self.rate_stamp(seq);
             if self.rto_deadline.is_none() {
                 self.arm_rto(now);
             }
             return Some(self.emit(seq, false, now));
         }
-        // Nothing to send although cwnd has room: not cwnd-limited (tcp_cwnd_validate), and
-        // application-limited if the data ran out (tcp_rate_check_app_limited).
-        self.sk.is_cwnd_limited = false;
+        // Nothing to send although cwnd has room: application-limited if the data ran out
+        // (tcp_rate_check_app_limited).
         if !self.has_unsent_data() && self.sk.lost_out <= self.sk.retrans_out {
             let v = self.sk.delivered + self.sk.packets_in_flight() as u64;
             self.sk.app_limited = if v > 0 { v } else { 1 };
         }
         None
+    }
+
+    /// Linux tcp_cwnd_validate, after a transmission attempt: remember whether cwnd limited
+    /// this window, or else the most packets outstanding in it.
+    pub fn cwnd_validate(&mut self, is_cwnd_limited: bool) {
+        let sk = &mut self.sk;
+        if sk.snd_una >= sk.cwnd_usage_seq || is_cwnd_limited || (!sk.is_cwnd_limited && sk.packets_out > sk.max_packets_out) {
+            sk.is_cwnd_limited = is_cwnd_limited;
+            sk.max_packets_out = sk.packets_out;
+            sk.cwnd_usage_seq = sk.snd_nxt;
+        }
     }
 
     fn emit(&mut self, seq: u32, retx: bool, now: Time) -> DataPkt {
@@ -269,19 +280,21 @@ impl Sender {
         self.data_segs_out += 1;
         let pkt = DataPkt { flow: self.id, seq, len, tsval: self.ts_now(now), retx, enq: 0 };
         if self.sk.paced {
-            self.advance_pacing_clock(pkt.wire_bytes(), now);
+            // Linux paces on skb->len, the payload, as sk_pacing_rate counts payload bytes.
+            self.advance_pacing_clock(len, now);
         }
+        self.sk.lsndtime = now;
         pkt
     }
 
     /// tcp_update_skb_after_send: advance the earliest departure time by len / pacing_rate,
     /// crediting up to half a packet's time when the clock had fallen behind (idle).
-    fn advance_pacing_clock(&mut self, wire_bytes: u32, now: Time) {
+    fn advance_pacing_clock(&mut self, payload_bytes: u32, now: Time) {
         let prior = self.sk.next_tx_time;
         self.sk.next_tx_time = self.sk.next_tx_time.max(now);
         let rate = self.sk.pacing_rate;
         if rate > 0 && self.data_segs_out >= 10 {
-            let mut len_ns = (wire_bytes as u128 * SEC as u128 / rate as u128) as u64;
+            let mut len_ns = (payload_bytes as u128 * SEC as u128 / rate as u128) as u64;
             let credit = self.sk.next_tx_time - prior;
             len_ns -= (len_ns / 2).min(credit);
             self.sk.next_tx_time += len_ns;
@@ -314,6 +327,7 @@ impl Sender {
         let prior_in_flight = self.sk.packets_in_flight();
         let prior_snd_una = self.sk.snd_una;
         let prior_lost = self.sk.lost;
+        let prior_bytes_acked = self.stats.bytes_acked;
         let mut rs = RateSample { prior_in_flight, ..RateSample::default() };
         let mut newly_delivered: u32 = 0;
         // RTT candidates: (first, last) send times of newly (s)acked never-retransmitted segments.
@@ -367,6 +381,8 @@ impl Sender {
 
         // 2. Cumulative ACK (tcp_clean_rtx_queue).
         let mut pkts_acked = 0u32;
+        let prior_sacked = self.sk.sacked_out;
+        let mut retrans_data_acked = false;
         while self.sk.snd_una < ack.cum {
             let seq = self.sk.snd_una;
             let f = self.segs[0].flags;
@@ -375,6 +391,10 @@ impl Sender {
             }
             if f & LOST != 0 {
                 self.sk.lost_out -= 1;
+            }
+            if f & EVER_RETRANS != 0 {
+                // Linux FLAG_RETRANS_DATA_ACKED: no cumulative-ACK RTT sample on this ACK.
+                retrans_data_acked = true;
             }
             if f & SACKED != 0 {
                 self.sk.sacked_out -= 1;
@@ -397,6 +417,12 @@ impl Sender {
             self.sk.packets_out -= 1;
         }
         let una_advanced = self.sk.snd_una > prior_snd_una;
+        if retrans_data_acked {
+            seq_rtt = None;
+        }
+        if una_advanced {
+            self.rto_retries = 0;
+        }
         if self.high_sacked < self.sk.snd_una {
             self.high_sacked = self.sk.snd_una;
         }
@@ -419,7 +445,10 @@ impl Sender {
             self.stats.rtt.add(ca as f64);
             self.stats.rtt_hist.add(ca);
         }
-        rs.is_ack_delayed = pkts_acked == 1 && prior_in_flight == 1 && newly_delivered == 1;
+        // Linux FLAG_ACK_MAYBE_DELAYED: one runt segment acked, nothing SACKed before.
+        let acked_bytes = self.stats.bytes_acked - prior_bytes_acked;
+        rs.is_ack_delayed =
+            pkts_acked == 1 && prior_sacked == 0 && acked_bytes < self.cfg.mss as u64 && rs.prior_delivered + 1 == self.sk.delivered;
         let sample = AckSample { pkts_acked, rtt: rs.rtt, in_flight: prior_in_flight };
         self.cc.pkts_acked(&mut self.sk, &sample);
 
@@ -613,8 +642,9 @@ impl Sender {
 
     /// tcp_update_pacing_rate for window algorithms when pacing is on: 2x cwnd/srtt in slow
     /// start (tcp_pacing_ss_ratio = 200), 1.2x in congestion avoidance (tcp_pacing_ca_ratio).
+    /// Like Linux, the rate is kept up to date even when the flow is not paced (HyStart reads it).
     fn update_pacing_rate(&mut self) {
-        if !self.sk.paced || self.cc.has_cong_control() {
+        if self.cc.has_cong_control() {
             return;
         }
         let ratio: u64 = if self.sk.cwnd < self.sk.ssthresh / 2 { 200 } else { 120 };
@@ -633,25 +663,28 @@ impl Sender {
         }
         self.stats.rto_count += 1;
         let st = self.sk.ca_state;
-        if st <= CaState::Disorder || self.high_seq <= self.sk.snd_una || st == CaState::Loss {
+        // tcp_enter_loss: a new ssthresh unless this is a repeated timeout of the same loss.
+        if st <= CaState::Disorder || self.high_seq <= self.sk.snd_una || (st == CaState::Loss && self.rto_retries == 0) {
             self.sk.prior_cwnd = self.sk.cwnd;
             self.sk.ssthresh = self.cc.ssthresh(&mut self.sk);
             self.cc.cwnd_event(&mut self.sk, CaEvent::Loss);
         }
-        // tcp_timeout_mark_lost: every un-SACKed segment is lost; retransmissions are forgotten.
-        let prior_lost = self.sk.lost;
+        // tcp_timeout_mark_lost: every un-SACKed segment is lost; retransmissions are forgotten,
+        // and a lost retransmission counts as a new loss (tcp_mark_skb_lost).
         for i in 0..self.segs.len() {
             let f = self.segs[i].flags;
             if f & SACKED == 0 {
                 if f & LOST == 0 {
                     self.sk.lost_out += 1;
                     self.sk.lost += 1;
+                } else if f & RETRANS != 0 {
+                    self.sk.lost += 1;
                 }
                 self.segs[i].flags = (f | LOST) & !RETRANS;
             }
         }
         self.sk.retrans_out = 0;
-        let _ = prior_lost;
+        self.rto_retries += 1;
         self.lost_hint = self.high_sacked.max(self.sk.snd_una);
         self.retx_hint = self.sk.snd_una;
         self.sk.cwnd = self.sk.packets_in_flight() + 1;
@@ -838,6 +871,39 @@ mod tests {
         assert!(s.rtt.has_sample);
         assert_eq!(s.rtt.srtt, 150 * MS);
         assert_eq!(s.rtt.backoff, 0);
+    }
+
+    #[test]
+    fn repeated_timeouts_keep_the_first_ssthresh() {
+        let mut s = sender(20);
+        send(&mut s, 0);
+        s.on_rto(1000 * MS);
+        assert_eq!(s.sk.ssthresh, 10);
+        send(&mut s, 1000 * MS);
+        // The retransmission is lost too: the second timeout must not recompute ssthresh from
+        // cwnd = 1 (Linux tcp_enter_loss checks icsk_retransmits).
+        s.on_rto(3000 * MS);
+        assert_eq!(s.sk.ssthresh, 10);
+        assert_eq!(s.sk.cwnd, 1);
+    }
+
+    #[test]
+    fn pacing_spaces_packets_by_payload_over_rate() {
+        let cfg = TcpConfig { initial_cwnd: 100, pacing: Pacing::On, ..TcpConfig::default() };
+        let mut s = Sender::new(0, cfg, None, Box::new(NewReno::new(NewRenoConfig::default())));
+        s.start(0);
+        s.sk.pacing_rate = 1_448_000; // bytes/s: one 1448-byte payload per ms
+        // The first 9 segments are not paced: Linux counts data_segs_out before
+        // tcp_update_skb_after_send tests data_segs_out >= 10.
+        for _ in 0..9 {
+            s.next_packet(0).unwrap();
+        }
+        assert_eq!(s.pacing_gate(0), 0);
+        s.next_packet(0).unwrap();
+        // The 10th advances the departure clock by 1448 B / 1.448 MB/s = 1 ms.
+        assert_eq!(s.pacing_gate(0), MS);
+        s.next_packet(MS).unwrap();
+        assert_eq!(s.pacing_gate(MS), 2 * MS);
     }
 
     #[test]
