@@ -18,8 +18,10 @@ def validate(scenario_json: str) -> str:
     ``"flows[0].cc: unknown algorithm 'cubicc'; accepted: newreno, cubic, bbr"``.
     """
 
-def run(scenario_json: str, seed: int | None = None) -> tuple[str, dict[str, list]]:
-    """Run one simulation and return ``(summary_json, timeseries_columns)``.
+def run(
+    scenario_json: str, seed: int | None = None
+) -> tuple[str, dict[str, list], dict[str, list]]:
+    """Run one simulation and return ``(summary_json, timeseries_columns, event_columns)``.
 
     ``seed``, when given, overrides the scenario's ``seed``.  ``summary_json``
     is one JSON object (``seed``, ``sim_seconds``, ``events``, ``wall_seconds``,
@@ -27,9 +29,11 @@ def run(scenario_json: str, seed: int | None = None) -> tuple[str, dict[str, lis
     ``timeseries_columns`` maps each column name (``time_s``, ``flow``, ``cc``,
     ``delivery_rate_mbps`` (data (s)acked per interval), ``goodput_mbps``
     (cumulative-ACK advance per interval), ``bytes_acked``, ``cwnd_pkts``, ``srtt_ms``,
-    ``rtprop_ms``, ``btlbw_mbps``, ``pacing_rate_mbps``, ``inflight_pkts``,
+    ``rtprop_ms``, ``btlbw_mbps``, ``pacing_rate_mbps``, ``inflight_pkts``, ``rho``, ``queue_state``, ``shadow_wnd_pkts``,
     ``queue_pkts``, ``queue_bytes``) to an equal-length list, one row per
     (sample time, flow); floats are NaN where an algorithm lacks the quantity.
+    The third item holds the algorithm events: ``time_s``, ``flow``, ``cc``,
+    ``kind``, ``value``, ``value2``, one entry per event.
 
     Raises ``ValueError`` exactly as :func:`validate` does.
     """

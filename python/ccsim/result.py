@@ -61,9 +61,15 @@ TIMESERIES_COLUMNS: tuple[str, ...] = (
     "btlbw_mbps",
     "pacing_rate_mbps",
     "inflight_pkts",
+    "rho",
+    "queue_state",
+    "shadow_wnd_pkts",
     "queue_pkts",
     "queue_bytes",
 )
+
+#: Algorithm-event columns (``Result.events``), one row per event.
+EVENT_COLUMNS: tuple[str, ...] = ("time_s", "flow", "cc", "kind", "value", "value2")
 
 # Columns that may be null/NaN and must stay numeric (float) even when all are null.
 _FLOAT_FLOW_COLUMNS = frozenset(
@@ -91,14 +97,14 @@ def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
             raise ScenarioError(f"seed: expected an integer; got {seed!r}") from None
     payload = sc.to_json()
     try:
-        summary_json, columns = _core.run(payload, seed)
+        summary_json, columns, events = _core.run(payload, seed)
     except ValueError as exc:
         raise sc._error(exc) from None
     except OverflowError:
         raise ScenarioError(
             f"seed: out of range; got {seed}; accepted: a non-negative 64-bit integer"
         ) from None
-    return Result(json.loads(summary_json), columns, scenario=sc)
+    return Result(json.loads(summary_json), columns, scenario=sc, events=events)
 
 
 def _as_scenario(scenario: ScenarioLike) -> Scenario:
@@ -131,9 +137,11 @@ class Result:
         timeseries: Mapping[str, list] | None = None,
         *,
         scenario: Scenario | None = None,
+        events: Mapping[str, list] | None = None,
     ) -> None:
         self._summary: dict[str, Any] = copy.deepcopy(dict(summary))
         self._columns: dict[str, list] = dict(timeseries or {})
+        self._events: dict[str, list] = dict(events or {c: [] for c in EVENT_COLUMNS})
         #: The scenario that was run (as given, not normalised), if known.
         self.scenario = scenario
 
@@ -223,6 +231,20 @@ class Result:
             data[name] = arr
         return pd.DataFrame(data)
 
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """Algorithm events, one row each (:data:`EVENT_COLUMNS`): e.g. ``rtprop_update``
+        (value = new RTprop ms, value2 = the RTT sample ms that triggered it) or
+        ``forced_expire``. Empty for algorithms that record none."""
+        import pandas as pd
+
+        cols = {c: self._events.get(c, []) for c in EVENT_COLUMNS}
+        df = pd.DataFrame(cols)
+        df["time_s"] = df["time_s"].astype("float64")
+        df["value"] = df["value"].astype("float64")
+        df["value2"] = df["value2"].astype("float64")
+        return df
+
     # -- export -----------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -233,13 +255,14 @@ class Result:
         return json.dumps(self._summary, indent=indent)
 
     def to_parquet(self, directory: str | os.PathLike) -> Path:
-        """Write ``summary.json``, ``flows.parquet`` and ``timeseries.parquet`` into
-        ``directory`` (created if needed) and return its path."""
+        """Write ``summary.json``, ``flows.parquet``, ``timeseries.parquet`` and
+        ``events.parquet`` into ``directory`` (created if needed) and return its path."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(self.to_json(indent=2) + "\n", encoding="utf-8")
         self.summary.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.timeseries.to_parquet(out / "timeseries.parquet", engine="pyarrow", index=False)
+        self.events.to_parquet(out / "events.parquet", engine="pyarrow", index=False)
         return out
 
     def plot(self, path: str | os.PathLike | None = None) -> Figure:

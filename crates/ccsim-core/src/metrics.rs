@@ -81,6 +81,9 @@ pub struct TimeSeries {
     pub btlbw_mbps: Vec<f64>,
     pub pacing_rate_mbps: Vec<f64>,
     pub inflight_pkts: Vec<u32>,
+    pub rho: Vec<f64>,
+    pub queue_state: Vec<Option<&'static str>>,
+    pub shadow_wnd_pkts: Vec<f64>,
     pub queue_pkts: Vec<u32>,
     pub queue_bytes: Vec<u64>,
 }
@@ -94,9 +97,38 @@ impl TimeSeries {
     }
 }
 
+/// Algorithm events, one row each: when, which flow, what, and its values.
+#[derive(Debug, Clone, Default)]
+pub struct EventLog {
+    pub time_s: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cc: Vec<&'static str>,
+    pub kind: Vec<&'static str>,
+    pub value: Vec<f64>,
+    pub value2: Vec<f64>,
+}
+
+impl EventLog {
+    pub fn push(&mut self, flow: u32, cc: &'static str, e: crate::cc::CcEvent) {
+        self.time_s.push(crate::time::to_secs(e.time));
+        self.flow.push(flow);
+        self.cc.push(cc);
+        self.kind.push(e.kind);
+        self.value.push(e.value);
+        self.value2.push(e.value2);
+    }
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
+
 pub struct RunOutput {
     pub summary: Summary,
     pub timeseries: TimeSeries,
+    pub events: EventLog,
 }
 
 impl Summary {

@@ -9,7 +9,7 @@
 
 use crate::cc;
 use crate::event::{Event, EventQueue};
-use crate::metrics::{BottleneckSummary, FlowSummary, RunOutput, Summary, TimeSeries};
+use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, RunOutput, Summary, TimeSeries};
 use crate::net::{DelayLine, Link, QueueLimit};
 use crate::rng::{self, Rng};
 use crate::scenario::Scenario;
@@ -51,7 +51,9 @@ pub struct Sim {
     qdelay: Running,
     sample_interval: Time,
     pub ts: TimeSeries,
-    pub events: u64,
+    /// Algorithm events (RTprop updates, forced expiry, ...).
+    pub events: EventLog,
+    pub event_count: u64,
     seed: u64,
     name: Option<String>,
 }
@@ -127,7 +129,8 @@ impl Sim {
             qdelay: Running::default(),
             sample_interval: sc.sample_interval,
             ts: TimeSeries::default(),
-            events: 0,
+            events: EventLog::default(),
+            event_count: 0,
             seed,
             name: sc.name.clone(),
         }
@@ -158,7 +161,7 @@ impl Sim {
             }
             let (pt, ev) = self.q.pop().unwrap();
             self.now = pt;
-            self.events += 1;
+            self.event_count += 1;
             self.handle(ev);
         }
     }
@@ -211,6 +214,8 @@ impl Sim {
                 }
                 if fl.ended_at.is_none() {
                     fl.sender.on_ack(&ack, now);
+                    self.drain_cc_events(f);
+                    let fl = &mut self.flows[f as usize];
                     if fl.sender.completed_at.is_some() {
                         self.end_flow(f);
                     } else {
@@ -227,6 +232,7 @@ impl Sim {
                     if let Some(d) = fl.sender.rto_deadline {
                         if d <= now {
                             fl.sender.on_rto(now);
+                            self.drain_cc_events(f);
                             self.try_send(f);
                         }
                     }
@@ -261,6 +267,16 @@ impl Sim {
                 if next <= self.end {
                     self.q.schedule(next, Event::Sample);
                 }
+            }
+        }
+    }
+
+    /// Move events the flow's algorithm recorded into the run's event table.
+    fn drain_cc_events(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if !fl.sender.sk.events.is_empty() {
+            for e in fl.sender.sk.events.drain(..) {
+                self.events.push(f, fl.cc_name, e);
             }
         }
     }
@@ -392,6 +408,9 @@ impl Sim {
             ts.srtt_ms.push(if s.sk.srtt > 0 { to_ms(s.sk.srtt) } else { f64::NAN });
             ts.rtprop_ms.push(tel.rtprop_ms);
             ts.btlbw_mbps.push(tel.btlbw_bps / 1e6);
+            ts.rho.push(tel.rho);
+            ts.queue_state.push(tel.queue_state);
+            ts.shadow_wnd_pkts.push(tel.shadow_wnd_pkts);
             ts.pacing_rate_mbps.push(if s.sk.paced { s.sk.pacing_rate as f64 * 8.0 / 1e6 } else { f64::NAN });
             ts.inflight_pkts.push(s.sk.packets_in_flight());
             ts.queue_pkts.push(qp);
@@ -468,7 +487,7 @@ impl Sim {
             name: self.name.clone(),
             seed: self.seed,
             sim_seconds: dur,
-            events: self.events,
+            events: self.event_count,
             wall_seconds,
             total_throughput_mbps: thr.iter().sum(),
             jain_index: jain_index(&thr),
@@ -516,6 +535,6 @@ impl Sim {
         for (fs, fc) in summary.flows.iter_mut().zip(&sc.flows) {
             fs.group = fc.group;
         }
-        RunOutput { summary, timeseries: std::mem::take(&mut self.ts) }
+        RunOutput { summary, timeseries: std::mem::take(&mut self.ts), events: std::mem::take(&mut self.events) }
     }
 }

@@ -1,7 +1,7 @@
 //! Thin PyO3 bindings: scenario JSON in; summary JSON and time-series columns out. All
 //! validation and simulation happen in ccsim-core; ergonomics live in the Python package.
 
-use ccsim_core::metrics::TimeSeries;
+use ccsim_core::metrics::{EventLog, TimeSeries};
 use ccsim_core::scenario::MAX_SEED;
 use ccsim_core::sim::Sim;
 use ccsim_core::time::SEC;
@@ -50,16 +50,31 @@ fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>
     d.set_item("btlbw_mbps", PyList::new(py, &ts.btlbw_mbps)?)?;
     d.set_item("pacing_rate_mbps", PyList::new(py, &ts.pacing_rate_mbps)?)?;
     d.set_item("inflight_pkts", PyList::new(py, &ts.inflight_pkts)?)?;
+    d.set_item("rho", PyList::new(py, &ts.rho)?)?;
+    d.set_item("queue_state", PyList::new(py, &ts.queue_state)?)?;
+    d.set_item("shadow_wnd_pkts", PyList::new(py, &ts.shadow_wnd_pkts)?)?;
     d.set_item("queue_pkts", PyList::new(py, &ts.queue_pkts)?)?;
     d.set_item("queue_bytes", PyList::new(py, &ts.queue_bytes)?)?;
     Ok(d)
 }
 
-/// Run one simulation. Returns (summary_json, time-series columns). The GIL is released while
+fn event_columns<'py>(py: Python<'py>, ev: &EventLog) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("time_s", PyList::new(py, &ev.time_s)?)?;
+    d.set_item("flow", PyList::new(py, &ev.flow)?)?;
+    d.set_item("cc", PyList::new(py, &ev.cc)?)?;
+    d.set_item("kind", PyList::new(py, &ev.kind)?)?;
+    d.set_item("value", PyList::new(py, &ev.value)?)?;
+    d.set_item("value2", PyList::new(py, &ev.value2)?)?;
+    Ok(d)
+}
+
+/// Run one simulation. Returns (summary_json, time-series columns, event columns). The GIL is released while
 /// the simulation runs, in chunks of 1 s of simulated time; between chunks Ctrl-C is honoured.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<(String, Bound<'py, PyDict>)> {
+#[allow(clippy::type_complexity)]
+fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     guarded(|| {
         let sc = parse(scenario_json)?;
         if let Some(s) = seed {
@@ -79,7 +94,8 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
         sim.finish();
         let out = sim.into_output(&sc, t0.elapsed().as_secs_f64());
         let cols = columns(py, &out.timeseries)?;
-        Ok((out.summary.to_json(), cols))
+        let ev = event_columns(py, &out.events)?;
+        Ok((out.summary.to_json(), cols, ev))
     })
 }
 

@@ -788,6 +788,7 @@ impl CongestionControl for Bbr {
         CcTelemetry {
             rtprop_ms: if self.min_rtt_us == u32::MAX { f64::NAN } else { self.min_rtt_us as f64 / 1000.0 },
             btlbw_bps: self.btlbw_bps(self.mss),
+            ..CcTelemetry::default()
         }
     }
 }

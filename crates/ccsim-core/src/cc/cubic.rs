@@ -464,7 +464,7 @@ mod tests {
         s.cwnd = 32;
         s.snd_nxt = 100;
         c.init(&mut s);
-        let sample = |rtt_ms: u64| AckSample { pkts_acked: 1, rtt: (rtt_ms * MS) as i64, in_flight: 32 };
+        let sample = |rtt_ms: u64| AckSample { pkts_acked: 1, rtt: (rtt_ms * MS) as i64, in_flight: 32, ..AckSample::default() };
         // First round: 40 ms RTTs establish delay_min.
         s.snd_una = 50;
         for _ in 0..10 {
@@ -502,11 +502,11 @@ mod tests {
         // ACKs 1 ms apart: the train lasts until now - round_start > delay_min / 2 = 20 ms.
         for i in 0..=20u64 {
             s.now = i * MS;
-            c.pkts_acked(&mut s, &AckSample { pkts_acked: 1, rtt: (41 * MS) as i64, in_flight: 40 });
+            c.pkts_acked(&mut s, &AckSample { pkts_acked: 1, rtt: (41 * MS) as i64, in_flight: 40, ..AckSample::default() });
             assert!(!c.found, "found too early at {i} ms");
         }
         s.now = 21 * MS;
-        c.pkts_acked(&mut s, &AckSample { pkts_acked: 1, rtt: (41 * MS) as i64, in_flight: 40 });
+        c.pkts_acked(&mut s, &AckSample { pkts_acked: 1, rtt: (41 * MS) as i64, in_flight: 40, ..AckSample::default() });
         assert!(c.found);
         assert_eq!(s.ssthresh, 40);
     }
@@ -523,7 +523,7 @@ mod tests {
         // ACKs 3 ms apart (> ack_delta 2 ms) never extend the train.
         for i in 0..20u64 {
             s.now = i * 3 * MS;
-            c.pkts_acked(&mut s, &AckSample { pkts_acked: 1, rtt: (41 * MS) as i64, in_flight: 40 });
+            c.pkts_acked(&mut s, &AckSample { pkts_acked: 1, rtt: (41 * MS) as i64, in_flight: 40, ..AckSample::default() });
         }
         assert!(!c.found);
     }

@@ -87,6 +87,34 @@ pub struct SockState {
     pub lsndtime: Time,
     /// End of the window over which cwnd use is tracked (Linux `cwnd_usage_seq`).
     pub cwnd_usage_seq: u32,
+    /// The TCP timestamp clock tick (sender and receiver), for algorithms that count in ticks.
+    pub ts_tick: Time,
+    /// Set by an algorithm to enter CWR after the current hook: cwnd stays where the algorithm
+    /// put it, with no growth and no further reduction, until everything outstanding now is
+    /// acknowledged (FreeBSD CONGRECOVERY; Linux TCP_CA_CWR without PRR).
+    pub cwr_request: bool,
+    /// Events an algorithm records (RTprop updates, forced expiry, ...); the simulator drains
+    /// them into the run's event table. Empty for most algorithms: no per-packet cost.
+    pub events: Vec<CcEvent>,
+}
+
+/// A timestamped algorithm event for the run's event table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CcEvent {
+    pub time: Time,
+    pub kind: &'static str,
+    /// Main value (e.g. the new RTprop in ms).
+    pub value: f64,
+    /// Second value (e.g. the RTT sample in ms that triggered the event).
+    pub value2: f64,
+}
+
+impl SockState {
+    /// Record an algorithm event at the current time.
+    pub fn record(&mut self, kind: &'static str, value: f64, value2: f64) {
+        let time = self.now;
+        self.events.push(CcEvent { time, kind, value, value2 });
+    }
 }
 
 impl SockState {
@@ -120,6 +148,9 @@ impl SockState {
             paced: false,
             lsndtime: 0,
             cwnd_usage_seq: 0,
+            ts_tick: crate::time::MS,
+            cwr_request: false,
+            events: Vec::new(),
         }
     }
 
@@ -213,12 +244,24 @@ impl Default for RateSample {
 }
 
 /// Linux `struct ack_sample` for `pkts_acked`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct AckSample {
     pub pkts_acked: u32,
     /// RTT in ns of the newest newly acked never-retransmitted packet; -1 if none.
     pub rtt: i64,
     pub in_flight: u32,
+    /// The ACK's timestamp option: the receiver's own clock (TSval) and the echoed sender
+    /// clock (TSecr), both in ticks. `ts_val - ts_ecr` is the one-way delay plus an unknown
+    /// constant clock offset.
+    pub ts_val: u32,
+    pub ts_ecr: u32,
+}
+
+impl AckSample {
+    /// One-way delay in ticks, up to the (constant) offset between the two clocks.
+    pub fn owd_ticks(&self) -> u32 {
+        self.ts_val.wrapping_sub(self.ts_ecr)
+    }
 }
 
 /// What an algorithm exposes for the time series (NaN where it has no such quantity).
@@ -228,11 +271,17 @@ pub struct CcTelemetry {
     pub rtprop_ms: f64,
     /// BBR's bottleneck bandwidth estimate, bits per second.
     pub btlbw_bps: f64,
+    /// Estimated bottleneck utilization rho (UCC, BBR+).
+    pub rho: f64,
+    /// Inferred bottleneck queue state (CDG): "unknown", "empty", "rising", "full", "falling".
+    pub queue_state: Option<&'static str>,
+    /// Shadow window in packets (CHD, CDG).
+    pub shadow_wnd_pkts: f64,
 }
 
 impl Default for CcTelemetry {
     fn default() -> Self {
-        CcTelemetry { rtprop_ms: f64::NAN, btlbw_bps: f64::NAN }
+        CcTelemetry { rtprop_ms: f64::NAN, btlbw_bps: f64::NAN, rho: f64::NAN, queue_state: None, shadow_wnd_pkts: f64::NAN }
     }
 }
 

@@ -100,6 +100,7 @@ impl Sender {
             }
         };
         let mut sk = SockState::new(cfg.mss, cfg.initial_cwnd);
+        sk.ts_tick = cfg.ts_tick;
         sk.paced = match cfg.pacing {
             Pacing::On => true,
             Pacing::Off => false,
@@ -272,7 +273,7 @@ impl Sender {
 
     fn emit(&mut self, seq: u32, retx: bool, now: Time) -> DataPkt {
         let len = self.seg_len(seq);
-        if matches!(self.sk.ca_state, CaState::Recovery | CaState::Cwr) {
+        if self.sk.ca_state == CaState::Recovery {
             self.prr_out += 1;
         }
         self.stats.segments_sent += 1;
@@ -449,8 +450,10 @@ impl Sender {
         let acked_bytes = self.stats.bytes_acked - prior_bytes_acked;
         rs.is_ack_delayed =
             pkts_acked == 1 && prior_sacked == 0 && acked_bytes < self.cfg.mss as u64 && rs.prior_delivered + 1 == self.sk.delivered;
-        let sample = AckSample { pkts_acked, rtt: rs.rtt, in_flight: prior_in_flight };
+        let sample = AckSample { pkts_acked, rtt: rs.rtt, in_flight: prior_in_flight, ts_val: ack.tsval, ts_ecr: ack.tsecr };
         self.cc.pkts_acked(&mut self.sk, &sample);
+        // A delay-based backoff decided on this ACK takes effect before any growth.
+        self.apply_cwr_request();
 
         // Retransmission timer (RFC 6298 5.2, 5.3).
         if una_advanced {
@@ -473,13 +476,15 @@ impl Sender {
         if self.cc.has_cong_control() {
             self.cc.cong_control(&mut self.sk, &rs);
         } else {
-            if matches!(self.sk.ca_state, CaState::Recovery | CaState::Cwr) {
-                self.prr(newly_delivered, newly_lost, una_advanced);
-            } else if una_advanced {
-                self.cc.cong_avoid(&mut self.sk, newly_delivered);
+            match self.sk.ca_state {
+                CaState::Recovery => self.prr(newly_delivered, newly_lost, una_advanced),
+                CaState::Cwr => {} // the algorithm set cwnd; hold it
+                _ if una_advanced => self.cc.cong_avoid(&mut self.sk, newly_delivered),
+                _ => {}
             }
             self.update_pacing_rate();
         }
+        self.apply_cwr_request();
         self.last_rs = rs;
 
         if self.all_acked() && self.completed_at.is_none() {
@@ -583,15 +588,28 @@ impl Sender {
             }
             self.set_ca_state(CaState::Open);
         }
-        if self.sk.ca_state < CaState::Cwr {
+        if self.sk.ca_state < CaState::Recovery {
             if self.sk.lost_out > 0 {
                 self.enter_recovery();
+            } else if self.sk.ca_state == CaState::Cwr {
+                // stays in CWR until the recovery point is acknowledged
             } else if self.sk.sacked_out > 0 {
                 if self.sk.ca_state != CaState::Disorder {
                     self.set_ca_state(CaState::Disorder);
                 }
             } else if self.sk.ca_state != CaState::Open {
                 self.set_ca_state(CaState::Open);
+            }
+        }
+    }
+
+    /// Enter CWR if the algorithm asked for it (see `SockState::cwr_request`).
+    fn apply_cwr_request(&mut self) {
+        if self.sk.cwr_request {
+            self.sk.cwr_request = false;
+            if self.sk.ca_state < CaState::Cwr {
+                self.high_seq = self.sk.snd_nxt;
+                self.set_ca_state(CaState::Cwr);
             }
         }
     }
