@@ -191,6 +191,8 @@ pub struct Bbr {
     extra_acked_win_rtts: u32,
     extra_acked_win_idx: usize,
     mss: u32,
+    /// Set by a variant to make the next RTprop update behave as if the 10 s window expired.
+    pub force_expire: bool,
 }
 
 impl Bbr {
@@ -232,6 +234,7 @@ impl Bbr {
             extra_acked_win_rtts: 0,
             extra_acked_win_idx: 0,
             mss: 1448,
+            force_expire: false,
         }
     }
 
@@ -266,7 +269,7 @@ impl Bbr {
         rate >> BW_SCALE
     }
 
-    fn bw_to_pacing_rate(&self, s: &SockState, rate: u64, gain: u32) -> u64 {
+    pub fn bw_to_pacing_rate(&self, s: &SockState, rate: u64, gain: u32) -> u64 {
         self.rate_bytes_per_sec(s, rate, gain)
     }
 
@@ -316,7 +319,7 @@ impl Bbr {
         ((((w * gain as u64) >> BBR_SCALE) + BW_UNIT - 1) / BW_UNIT) as u32
     }
 
-    fn quantization_budget(&self, s: &SockState, cwnd: u32) -> u32 {
+    pub fn quantization_budget(&self, s: &SockState, cwnd: u32) -> u32 {
         let mut cwnd = cwnd + 3 * self.tso_segs_goal(s);
         cwnd = (cwnd + 1) & !1;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
@@ -346,7 +349,7 @@ impl Bbr {
         }
     }
 
-    fn ack_aggregation_cwnd(&self) -> u32 {
+    pub fn ack_aggregation_cwnd(&self) -> u32 {
         if self.cfg.extra_acked_gain > 0 && self.full_bw_reached {
             let max_aggr = (self.bw() as u64 * EXTRA_ACKED_MAX_US / BW_UNIT) as u32;
             let aggr = (self.cfg.extra_acked_gain * self.extra_acked_max()) >> BBR_SCALE;
@@ -626,7 +629,7 @@ impl Bbr {
     }
 
     fn update_min_rtt(&mut self, s: &mut SockState, rs: &RateSample) {
-        let filter_expired = self.min_rtt_filter_expired(s);
+        let filter_expired = self.min_rtt_filter_expired(s) || std::mem::take(&mut self.force_expire);
         if rs.rtt >= 0 {
             let rtt_us = (rs.rtt as u64 / US).min(u32::MAX as u64 - 1) as u32;
             if rtt_us <= self.min_rtt_us || (filter_expired && !rs.is_ack_delayed) {

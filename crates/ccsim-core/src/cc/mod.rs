@@ -9,9 +9,13 @@
 //! dispatch style is used everywhere: `Box<dyn CongestionControl>`, one virtual call per hook.
 
 pub mod bbr;
+pub mod bbr_expire;
+pub mod bbr_rtprop;
+pub mod bbrplus;
 pub mod cubic;
 pub mod newreno;
 pub mod params;
+pub mod ucc;
 
 use crate::rng::Rng;
 use crate::time::Time;
@@ -321,7 +325,7 @@ pub struct AlgorithmInfo {
     pub params: &'static [ParamSpec],
 }
 
-pub const ALGORITHMS: &[AlgorithmInfo] = &[newreno::INFO, cubic::INFO, bbr::INFO];
+pub const ALGORITHMS: &[AlgorithmInfo] = &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -337,6 +341,10 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "newreno" => Box::new(newreno::NewReno::new(newreno::NewRenoConfig::from_params(params))),
         "cubic" => Box::new(cubic::Cubic::new(cubic::CubicConfig::from_params(params))),
         "bbr" => Box::new(bbr::Bbr::new(bbr::BbrConfig::from_params(params), rng)),
+        "ucc" => Box::new(ucc::Ucc::new(ucc::UccConfig::from_params(params))),
+        "bbr-expire" => Box::new(bbr_expire::BbrExpire::new(params, rng)),
+        "bbr-rtprop" => Box::new(bbr_rtprop::BbrRtprop::new(params, rng)),
+        "bbrplus" => Box::new(bbrplus::BbrPlus::new(params, rng)),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }

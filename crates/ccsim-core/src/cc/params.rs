@@ -46,6 +46,22 @@ impl ParamSpec {
     }
 }
 
+/// Concatenate two parameter tables at compile time (a variant's table = its base's + its own).
+pub const fn concat<const N: usize>(a: &[ParamSpec], b: &[ParamSpec]) -> [ParamSpec; N] {
+    let mut out = [ParamSpec::num("", 0.0, 0.0, 0.0, "", ""); N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < b.len() {
+        out[a.len() + j] = b[j];
+        j += 1;
+    }
+    out
+}
+
 /// Validated parameter values (every declared parameter present, defaults filled in).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Params(pub BTreeMap<String, f64>);
