@@ -168,37 +168,52 @@ def _write_outputs(result: Result, out_dir: Path) -> Path:
 
 
 @cli.command("algorithms")
-@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
-def algorithms_cmd(as_json: bool) -> None:
-    """List the congestion-control algorithms and their parameters."""
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def algorithms_cmd(name: str | None, as_json: bool) -> None:
+    """List the congestion-control algorithms, or show one (NAME) with every parameter."""
     algos = list_algorithms()
+    if name is not None:
+        found = [a for a in algos if a.get("name") == name]
+        if not found:
+            accepted = ", ".join(str(a.get("name")) for a in algos)
+            raise UserError(f"unknown algorithm {name!r}; accepted: {accepted}")
+        algos = found
     if as_json:
-        click.echo(json.dumps(algos, indent=2))
+        click.echo(json.dumps(algos[0] if name is not None else algos, indent=2))
         return
     from rich.table import Table
 
-    table = Table(title="congestion-control algorithms", show_lines=True)
-    table.add_column("name", style="bold", no_wrap=True)
-    table.add_column("summary")
-    table.add_column("source")
-    table.add_column("parameters")
-    for algo in algos:
-        params = []
-        for p in algo.get("params", []) or []:
-            text = f"{p.get('name')} = {_fmt_value(p.get('default'))}"
-            details = [str(x) for x in (p.get("unit"), _fmt_value(p.get("range"))) if x]
-            if details:
-                text += f" ({'; '.join(details)})"
-            if p.get("doc"):
-                text += f"\n  {p['doc']}"
-            params.append(text)
+    console = _console()
+    if name is None:
+        table = Table(title="congestion-control algorithms (ccsim algorithms NAME for parameters)")
+        table.add_column("name", style="bold", no_wrap=True)
+        table.add_column("summary")
+        table.add_column("follows")
+        table.add_column("parameters")
+        for algo in algos:
+            names = ", ".join(str(p.get("name")) for p in algo.get("params", []) or []) or "-"
+            table.add_row(str(algo.get("name")), str(algo.get("summary")), str(algo.get("source")), names)
+        console.print(table)
+        return
+    algo = algos[0]
+    console.print(f"[bold]{algo.get('name')}[/bold]: {algo.get('summary')}")
+    console.print(f"follows: {algo.get('source')}")
+    table = Table(title=f"parameters of {algo.get('name')} (set per flow: params = {{ name = value }})")
+    table.add_column("parameter", style="bold", no_wrap=True)
+    table.add_column("default", justify="right")
+    table.add_column("unit")
+    table.add_column("accepted")
+    table.add_column("meaning and source")
+    for p in algo.get("params", []) or []:
         table.add_row(
-            str(algo.get("name", "")),
-            str(algo.get("summary", "")),
-            str(algo.get("source", "")),
-            "\n".join(params) or "-",
+            str(p.get("name")),
+            _fmt_value(p.get("default")),
+            str(p.get("unit", "")),
+            _fmt_value(p.get("range")),
+            str(p.get("doc", "")),
         )
-    _console().print(table)
+    console.print(table)
 
 
 def _fmt_value(value: Any) -> str:

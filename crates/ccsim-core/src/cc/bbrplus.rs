@@ -42,7 +42,7 @@ use crate::time::{Time, MS, US};
 
 const OWN: &[ParamSpec] = &[
     ParamSpec::num("alpha", 0.99, 0.0, 1.0, "fraction", "Coexistence is inferred while each round's rho exceeds this (as UCC's alpha, seed 002)."),
-    ParamSpec::num("tick", 1.0, 0.001, 100.0, "ms", "An RTT within this of RTprop counts as 'queue empty'."),
+    ParamSpec::num("tick", 1.0, 0.001, 100.0, "ms", "An RTT within this of the connection's minimum RTT counts as 'queue empty'."),
     ParamSpec::num(
         "coexist_gain",
         2.0,
