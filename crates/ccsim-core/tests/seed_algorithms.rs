@@ -98,3 +98,44 @@ fn bbrplus_holds_its_own_against_cubic_at_every_buffer_size() {
         assert!(p > b, "{buf}: bbrplus {p} should beat plain bbr {b}");
     }
 }
+
+/// HD, CHD and CDG exist to keep the queue short: alone on the link, their mean queueing
+/// delay is well below NewReno's, which fills the 50-packet buffer.
+#[test]
+fn delay_based_algorithms_keep_the_queue_short() {
+    let qdelay = |cc: &str| {
+        let v = json!({
+            "duration": "30s",
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "50pkt"},
+            "tcp": {"mss": 1000},
+            "flows": [{"cc": cc}]
+        });
+        mean_over(v, SEEDS, |s| s.bottleneck.queue_delay_mean_ms)
+    };
+    let nr = qdelay("newreno");
+    assert!(nr > 15.0, "newreno queueing delay {nr} ms");
+    for cc in ["hd", "chd", "cdg"] {
+        let d = qdelay(cc);
+        assert!(d < 0.3 * nr, "{cc}: {d} ms vs newreno {nr} ms");
+    }
+}
+
+/// CHD and CDG take a loss without a matching queueing delay as a link error: under 1% random
+/// loss they carry more than NewReno.
+#[test]
+fn chd_and_cdg_tolerate_non_congestion_loss() {
+    let thr = |cc: &str| {
+        let v = json!({
+            "duration": "60s",
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "50pkt", "loss": 0.01},
+            "tcp": {"mss": 1000},
+            "flows": [{"cc": cc}]
+        });
+        mean_over(v, SEEDS, |s| s.total_throughput_mbps)
+    };
+    let nr = thr("newreno");
+    for cc in ["chd", "cdg"] {
+        let t = thr(cc);
+        assert!(t > 1.5 * nr, "{cc}: {t} vs newreno {nr}");
+    }
+}

@@ -12,7 +12,11 @@ pub mod bbr;
 pub mod bbr_expire;
 pub mod bbr_rtprop;
 pub mod bbrplus;
+pub mod cdg;
+pub mod chd;
 pub mod cubic;
+pub mod ertt;
+pub mod hd;
 pub mod newreno;
 pub mod params;
 pub mod ucc;
@@ -325,7 +329,7 @@ pub struct AlgorithmInfo {
     pub params: &'static [ParamSpec],
 }
 
-pub const ALGORITHMS: &[AlgorithmInfo] = &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO];
+pub const ALGORITHMS: &[AlgorithmInfo] = &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -345,6 +349,9 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "bbr-expire" => Box::new(bbr_expire::BbrExpire::new(params, rng)),
         "bbr-rtprop" => Box::new(bbr_rtprop::BbrRtprop::new(params, rng)),
         "bbrplus" => Box::new(bbrplus::BbrPlus::new(params, rng)),
+        "hd" => Box::new(hd::Hd::new(hd::HdConfig::from_params(params), rng)),
+        "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
+        "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
