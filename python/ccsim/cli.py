@@ -132,7 +132,7 @@ def cli() -> None:
               help="Random seed; overrides the scenario's seed.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, metavar="DIR",
-              help=f"Write summary.json, flows.parquet, timeseries.parquet, events.parquet and {PLOT_FILENAME}.")
+              help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the run summary as one JSON object on stdout.")
 def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:
@@ -152,7 +152,7 @@ def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -
     _print_summary(result)
     if written is not None:
         click.echo(
-            f"wrote summary.json, flows.parquet, timeseries.parquet, events.parquet and {PLOT_FILENAME} "
+            f"wrote summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME} "
             f"to {written}"
         )
 

@@ -68,7 +68,7 @@ TIMESERIES_COLUMNS: tuple[str, ...] = (
     "queue_bytes",
 )
 
-#: Algorithm-event columns (``Result.events``), one row per event.
+#: Algorithm-event columns (``Result.cc_events``), one row per event.
 EVENT_COLUMNS: tuple[str, ...] = ("time_s", "flow", "cc", "kind", "value", "value2")
 
 # Columns that may be null/NaN and must stay numeric (float) even when all are null.
@@ -232,7 +232,7 @@ class Result:
         return pd.DataFrame(data)
 
     @cached_property
-    def events(self) -> pd.DataFrame:
+    def cc_events(self) -> pd.DataFrame:
         """Algorithm events, one row each (:data:`EVENT_COLUMNS`): e.g. ``rtprop_update``
         (value = new RTprop ms, value2 = the RTT sample ms that triggered it) or
         ``forced_expire``. Empty for algorithms that record none."""
@@ -256,13 +256,13 @@ class Result:
 
     def to_parquet(self, directory: str | os.PathLike) -> Path:
         """Write ``summary.json``, ``flows.parquet``, ``timeseries.parquet`` and
-        ``events.parquet`` into ``directory`` (created if needed) and return its path."""
+        ``cc_events.parquet`` into ``directory`` (created if needed) and return its path."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(self.to_json(indent=2) + "\n", encoding="utf-8")
         self.summary.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.timeseries.to_parquet(out / "timeseries.parquet", engine="pyarrow", index=False)
-        self.events.to_parquet(out / "events.parquet", engine="pyarrow", index=False)
+        self.cc_events.to_parquet(out / "cc_events.parquet", engine="pyarrow", index=False)
         return out
 
     def plot(self, path: str | os.PathLike | None = None) -> Figure:

@@ -58,7 +58,7 @@ def test_parameters_are_validated_with_algorithm_parameter_and_range():
 
 def test_rtprop_updates_are_events_with_the_triggering_rtt():
     res = ccsim.run(_scenario("bbr-rtprop", {"alpha": 1.0}), seed=1)
-    ev = res.events
+    ev = res.cc_events
     upd = ev[ev.kind == "rtprop_update"]
     assert len(upd) > 0
     # value = new RTprop (ms), value2 = the RTT sample; alpha = 1 adopts the RTT.
@@ -69,11 +69,12 @@ def test_rtprop_updates_are_events_with_the_triggering_rtt():
 
 def test_forced_expire_events_and_rho_telemetry(tmp_path):
     res = ccsim.run(_scenario("bbr-expire"), seed=1)
-    fe = res.events[res.events.kind == "forced_expire"]
+    fe = res.cc_events[res.cc_events.kind == "forced_expire"]
     assert len(fe) > 0 and (fe.value2 / fe.value > 2.4).all()
     plus = ccsim.run(_scenario("bbrplus"), seed=1)
     ts = plus.timeseries
     rho = ts[ts.flow == 0].rho.dropna()
     assert len(rho) > 0 and ((rho >= 0) & (rho <= 1)).all()
+    assert isinstance(plus.events, int) and plus.events > 0, "events stays the event count"
     out = plus.to_parquet(tmp_path / "run")
-    assert (out / "events.parquet").exists()
+    assert (out / "cc_events.parquet").exists()
