@@ -34,14 +34,13 @@
 //! - Windows in whole packets: `w·beta/100` is floored to a packet and kept >= 2 (FreeBSD counts
 //!   bytes and has no floor); `snd_wnd` is taken as unlimited.
 //! - A timeout is FreeBSD's default branch, `newreno_cc_cong_signal(CC_RTO)`: ssthresh =
-//!   max(cwnd/2, 2), shadow window untouched (the dupACK response `ssthresh()` computed is
-//!   undone when the stack raises `CaEvent::Loss` right after it).
+//!   max(cwnd/2, 2), shadow window untouched (`SockState::loss_is_timeout` tells the two apart).
 //! - FreeBSD's `cdg_window_increase` also runs in recovery; ccsim's stack does not call
 //!   `cong_avoid` in Recovery or CWR, so there is no growth then (at most the one RTT of a CWR).
 //!   Growth is taken only while cwnd-limited.
 
 use super::ertt::{self, Ertt, NO_MIN};
-use super::{AckSample, AlgorithmInfo, CaEvent, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, SockState};
+use super::{AckSample, AlgorithmInfo, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, SockState};
 use crate::rng::Rng;
 use std::collections::VecDeque;
 use std::sync::OnceLock;
@@ -265,14 +264,6 @@ impl Default for CdgConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct LossUndo {
-    shadow_w: u32,
-    window_incr: u32,
-    rtt_count: u32,
-    events: usize,
-}
-
 pub struct Cdg {
     cfg: CdgConfig,
     pub ertt: Ertt,
@@ -292,7 +283,6 @@ pub struct Cdg {
     /// A delay-based reduction was made on this ACK (CWR requested).
     backoff_this_ack: bool,
     new_measurement_this_ack: bool,
-    undo: Option<LossUndo>,
     pub backoffs: u64,
     pub held_backoffs: u64,
 }
@@ -314,7 +304,6 @@ impl Cdg {
             congestion_this_ack: false,
             backoff_this_ack: false,
             new_measurement_this_ack: false,
-            undo: None,
             backoffs: 0,
             held_backoffs: 0,
         }
@@ -387,7 +376,6 @@ impl CongestionControl for Cdg {
     fn pkts_acked(&mut self, s: &mut SockState, sample: &AckSample) {
         self.congestion_this_ack = false;
         self.backoff_this_ack = false;
-        self.undo = None;
         let nm = self.ertt.on_ack(s, sample.rtt);
         self.new_measurement_this_ack = nm;
         if !nm || !self.new_measurement(s) {
@@ -459,14 +447,11 @@ impl CongestionControl for Cdg {
         s.cwnd = (s.cwnd + incr).min(s.cwnd_clamp);
     }
 
-    /// cdg_cong_signal(CC_NDUPACK).
+    /// cdg_cong_signal: CC_NDUPACK as below; CC_RTO is NewReno's max(cwnd/2, 2).
     fn ssthresh(&mut self, s: &mut SockState) -> u32 {
-        self.undo = Some(LossUndo {
-            shadow_w: self.shadow_w,
-            window_incr: self.window_incr,
-            rtt_count: self.rtt_count,
-            events: s.events.len(),
-        });
+        if s.loss_is_timeout {
+            return (s.cwnd / 2).max(2);
+        }
         if self.ertt.in_cong_recovery(s) || self.queue_state < QueueState::Full {
             s.record("loss_ignored", s.cwnd as f64, f64::NAN);
             return s.cwnd.max(2);
@@ -479,21 +464,7 @@ impl CongestionControl for Cdg {
         self.shadow_w.max(Self::window_decrease(s.cwnd, self.cfg.beta_loss))
     }
 
-    /// A timeout: undo the dupACK response and apply newreno_cc_cong_signal(CC_RTO).
-    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        if ev == CaEvent::Loss {
-            if let Some(u) = self.undo.take() {
-                self.shadow_w = u.shadow_w;
-                self.window_incr = u.window_incr;
-                self.rtt_count = u.rtt_count;
-                s.events.truncate(u.events);
-            }
-            s.ssthresh = (s.cwnd / 2).max(2);
-        }
-    }
-
     fn set_state(&mut self, s: &mut SockState, new: CaState) {
-        self.undo = None;
         self.ertt.set_state(s, new);
     }
 
@@ -746,12 +717,11 @@ mod tests {
         c.set_state(&mut s, CaState::Cwr);
         s.ca_state = CaState::Cwr;
         assert_eq!(c.ssthresh(&mut s), 40, "IN_CONGRECOVERY");
-        // A timeout is NewReno's.
+        // A timeout is NewReno's: the shadow window is untouched.
         s.ca_state = CaState::Open;
         c.shadow_w = 100;
+        s.loss_is_timeout = true;
         s.ssthresh = c.ssthresh(&mut s);
-        assert_eq!((s.ssthresh, c.shadow_w), (50, 50));
-        c.cwnd_event(&mut s, CaEvent::Loss);
         assert_eq!((s.ssthresh, c.shadow_w), (20, 100));
     }
 

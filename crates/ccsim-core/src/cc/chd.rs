@@ -20,9 +20,8 @@
 //!
 //! Interpretations:
 //! - A timeout is FreeBSD's default branch, `newreno_cc_cong_signal(CC_RTO)`: ssthresh =
-//!   max(cwnd/2, 2), shadow window untouched. The stack calls `ssthresh()` for both losses and
-//!   timeouts and raises `CaEvent::Loss` right after on a timeout only, so the dupACK response
-//!   computed by `ssthresh()` is undone there and replaced by NewReno's.
+//!   max(cwnd/2, 2), shadow window untouched. The stack tells `ssthresh()` which kind of loss
+//!   it handles (`SockState::loss_is_timeout`, FreeBSD's CC_RTO vs CC_NDUPACK).
 //! - FreeBSD's `chd_window_increase` also runs during recovery (its cwnd is then overwritten by
 //!   the recovery code); ccsim's stack does not call `cong_avoid` in Recovery or CWR, so cwnd and
 //!   the shadow window do not grow then.
@@ -32,7 +31,7 @@
 
 use super::ertt::{self, Ertt};
 use super::hd::{hamilton_threshold, newreno_increase};
-use super::{AckSample, AlgorithmInfo, CaEvent, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, SockState};
+use super::{AckSample, AlgorithmInfo, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, SockState};
 use crate::rng::Rng;
 
 pub const PARAMS: &[ParamSpec] = &[
@@ -109,14 +108,6 @@ impl Default for ChdConfig {
     }
 }
 
-/// What `ssthresh()` changed, to be undone if the stack turns out to be handling a timeout.
-#[derive(Debug, Clone, Copy)]
-struct LossUndo {
-    cwnd: u32,
-    shadow_w: u32,
-    events: usize,
-}
-
 pub struct Chd {
     cfg: ChdConfig,
     pub ertt: Ertt,
@@ -130,7 +121,6 @@ pub struct Chd {
     /// qdly (ticks) of the previous delay-based backoff.
     pub prev_backoff_qdly: i64,
     backoff_this_ack: bool,
-    undo: Option<LossUndo>,
     pub backoffs: u64,
 }
 
@@ -149,7 +139,6 @@ impl Chd {
             loss_compete: false,
             prev_backoff_qdly: 0,
             backoff_this_ack: false,
-            undo: None,
             backoffs: 0,
         }
     }
@@ -206,7 +195,6 @@ impl CongestionControl for Chd {
     /// chd_ack_received (the decision part; growth is in `cong_avoid`).
     fn pkts_acked(&mut self, s: &mut SockState, sample: &AckSample) {
         self.backoff_this_ack = false;
-        self.undo = None;
         let new_measurement = self.ertt.on_ack(s, sample.rtt);
         let mut backoff = false;
         let mut qdly = 0;
@@ -258,9 +246,11 @@ impl CongestionControl for Chd {
         s.cwnd = (s.cwnd + incr).min(s.cwnd_clamp);
     }
 
-    /// chd_cong_signal(CC_NDUPACK).
+    /// chd_cong_signal: CC_NDUPACK as below; CC_RTO is NewReno's max(cwnd/2, 2), shadow untouched.
     fn ssthresh(&mut self, s: &mut SockState) -> u32 {
-        self.undo = Some(LossUndo { cwnd: s.cwnd, shadow_w: self.shadow_w, events: s.events.len() });
+        if s.loss_is_timeout {
+            return (s.cwnd / 2).max(2);
+        }
         let e = &self.ertt;
         let qdly = e.rtt.max(e.maxrtt_in_rtt) - e.minrtt;
         let ssthresh = if !e.in_recovery(s) && qdly > self.qth {
@@ -278,20 +268,7 @@ impl CongestionControl for Chd {
         ssthresh
     }
 
-    /// A timeout: undo the dupACK response and apply newreno_cc_cong_signal(CC_RTO).
-    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        if ev == CaEvent::Loss {
-            if let Some(u) = self.undo.take() {
-                s.cwnd = u.cwnd;
-                self.shadow_w = u.shadow_w;
-                s.events.truncate(u.events);
-            }
-            s.ssthresh = (s.cwnd / 2).max(2);
-        }
-    }
-
     fn set_state(&mut self, s: &mut SockState, new: CaState) {
-        self.undo = None;
         self.ertt.set_state(s, new);
     }
 
@@ -434,15 +411,14 @@ mod tests {
         c.set_state(&mut s, CaState::Cwr);
         s.ca_state = CaState::Cwr;
         assert_eq!(c.ssthresh(&mut s), 40);
-        // A timeout is NewReno's, and the dupACK response is undone.
+        // A timeout is NewReno's: no shadow restore, no shadow halving, no event.
         s.ca_state = CaState::Open;
         c.set_state(&mut s, CaState::Open);
         c.shadow_w = 50;
         c.loss_compete = true;
         let n = s.events.len();
+        s.loss_is_timeout = true;
         s.ssthresh = c.ssthresh(&mut s);
-        assert_eq!((s.ssthresh, s.cwnd, c.shadow_w), (25, 50, 25));
-        c.cwnd_event(&mut s, CaEvent::Loss);
         assert_eq!((s.ssthresh, s.cwnd, c.shadow_w, s.events.len()), (20, 40, 50, n));
     }
 

@@ -26,7 +26,7 @@
 //! - Leaving recovery is the stack's (cwnd = ssthresh), not `newreno_cc_post_recovery`.
 
 use super::ertt::{self, Ertt};
-use super::{AckSample, AlgorithmInfo, CaEvent, CaState, CongestionControl, ParamSpec, Params, SockState};
+use super::{AckSample, AlgorithmInfo, CaState, CongestionControl, ParamSpec, Params, SockState};
 use crate::rng::Rng;
 
 pub const PARAMS: &[ParamSpec] = &[
@@ -230,18 +230,14 @@ impl CongestionControl for Hd {
 
     /// newreno_cc_cong_signal(CC_NDUPACK): max(cwnd/2, 2), unless a delay-based reduction is
     /// in progress (IN_CONGRECOVERY), which keeps ssthresh.
+    /// CC_RTO: max(cwnd/2, 2) whatever the state.
     fn ssthresh(&mut self, s: &mut SockState) -> u32 {
-        if self.ertt.in_cong_recovery(s) {
+        if s.loss_is_timeout {
+            (s.cwnd / 2).max(2)
+        } else if self.ertt.in_cong_recovery(s) {
             s.ssthresh
         } else {
             (s.cwnd / 2).max(2)
-        }
-    }
-
-    /// An RTO: newreno_cc_cong_signal(CC_RTO), ssthresh = max(cwnd/2, 2) whatever the state.
-    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        if ev == CaEvent::Loss {
-            s.ssthresh = (s.cwnd / 2).max(2);
         }
     }
 
@@ -391,7 +387,7 @@ mod tests {
         s.ca_state = CaState::Cwr;
         s.cwnd = 30;
         assert_eq!(h.ssthresh(&mut s), 20, "IN_CONGRECOVERY keeps ssthresh");
-        h.cwnd_event(&mut s, CaEvent::Loss);
-        assert_eq!(s.ssthresh, 15, "an RTO halves");
+        s.loss_is_timeout = true;
+        assert_eq!(h.ssthresh(&mut s), 15, "an RTO halves");
     }
 }

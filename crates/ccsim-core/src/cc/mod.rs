@@ -101,6 +101,9 @@ pub struct SockState {
     /// put it, with no growth and no further reduction, until everything outstanding now is
     /// acknowledged (FreeBSD CONGRECOVERY; Linux TCP_CA_CWR without PRR).
     pub cwr_request: bool,
+    /// While `ssthresh()` runs: true for a retransmission timeout, false for a loss detected
+    /// by duplicate ACKs or SACK (FreeBSD's CC_RTO vs CC_NDUPACK; Linux does not tell).
+    pub loss_is_timeout: bool,
     /// Events an algorithm records (RTprop updates, forced expiry, ...); the simulator drains
     /// them into the run's event table. Empty for most algorithms: no per-packet cost.
     pub events: Vec<CcEvent>,
@@ -158,6 +161,7 @@ impl SockState {
             cwnd_usage_seq: 0,
             ts_tick: crate::time::MS,
             cwr_request: false,
+            loss_is_timeout: false,
             events: Vec::new(),
         }
     }

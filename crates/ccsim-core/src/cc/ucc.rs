@@ -19,7 +19,7 @@
 //! - With no sample since the previous loss, rho is unknown and UCC halves (the safe side).
 
 use super::newreno::{NewReno, NewRenoConfig};
-use super::{AckSample, AlgorithmInfo, CaEvent, CongestionControl, CcTelemetry, ParamSpec, Params, SockState};
+use super::{AckSample, AlgorithmInfo, CongestionControl, CcTelemetry, ParamSpec, Params, SockState};
 use crate::time::{Time, SEC};
 
 pub const PARAMS: &[ParamSpec] = &[
@@ -127,8 +127,13 @@ impl CongestionControl for Ucc {
         self.growth.cong_avoid(s, acked);
     }
 
-    /// Loss detected by duplicate ACKs: halve only if the bottleneck is saturated.
+    /// Loss detected by duplicate ACKs: halve only if the bottleneck is saturated. A timeout is
+    /// NewReno's: ssthresh = half the window, cwnd = 1 (set by the stack).
     fn ssthresh(&mut self, s: &mut SockState) -> u32 {
+        if s.loss_is_timeout {
+            self.start_interval();
+            return (s.cwnd / 2).max(2);
+        }
         let rho = self.rho();
         let congested = rho.map_or(true, |r| r > self.cfg.alpha);
         self.last_rho = rho.unwrap_or(f64::NAN);
@@ -138,14 +143,6 @@ impl CongestionControl for Ucc {
             (s.cwnd / 2).max(2)
         } else {
             s.cwnd
-        }
-    }
-
-    /// A timeout is NewReno's: ssthresh = half the window before it, cwnd = 1 (set by the stack).
-    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        if ev == CaEvent::Loss {
-            s.ssthresh = (s.prior_cwnd / 2).max(2);
-            self.start_interval();
         }
     }
 

@@ -627,6 +627,7 @@ impl Sender {
         self.sk.prior_cwnd = self.sk.cwnd;
         self.prr_delivered = 0;
         self.prr_out = 0;
+        self.sk.loss_is_timeout = false;
         self.sk.ssthresh = self.cc.ssthresh(&mut self.sk);
         self.set_ca_state(CaState::Recovery);
     }
@@ -684,7 +685,9 @@ impl Sender {
         // tcp_enter_loss: a new ssthresh unless this is a repeated timeout of the same loss.
         if st <= CaState::Disorder || self.high_seq <= self.sk.snd_una || (st == CaState::Loss && self.rto_retries == 0) {
             self.sk.prior_cwnd = self.sk.cwnd;
+            self.sk.loss_is_timeout = true;
             self.sk.ssthresh = self.cc.ssthresh(&mut self.sk);
+            self.sk.loss_is_timeout = false;
             self.cc.cwnd_event(&mut self.sk, CaEvent::Loss);
         }
         // tcp_timeout_mark_lost: every un-SACKed segment is lost; retransmissions are forgotten,
