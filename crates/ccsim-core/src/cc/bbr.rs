@@ -708,6 +708,53 @@ impl Bbr {
     }
 }
 
+/// What a BBR variant adds to plain BBR: its name and its own step on each ACK. Everything
+/// else (init, loss hooks, events, pacing) is plain BBR, delegated by [`BbrVariant`].
+pub trait BbrHooks: Send {
+    const NAME: &'static str;
+    /// Runs on each ACK in place of plain `bbr.cong_control(s, rs)`.
+    fn cong_control(&mut self, bbr: &mut Bbr, s: &mut SockState, rs: &RateSample);
+    fn telemetry(&self, bbr: &Bbr) -> CcTelemetry {
+        bbr.telemetry()
+    }
+}
+
+/// A BBR v1 variant: plain [`Bbr`] plus the variant's hooks `H`.
+pub struct BbrVariant<H> {
+    pub bbr: Bbr,
+    pub hooks: H,
+}
+
+impl<H: BbrHooks> CongestionControl for BbrVariant<H> {
+    fn name(&self) -> &'static str {
+        H::NAME
+    }
+    fn init(&mut self, s: &mut SockState) {
+        self.bbr.init(s)
+    }
+    fn has_cong_control(&self) -> bool {
+        true
+    }
+    fn wants_pacing(&self) -> bool {
+        true
+    }
+    fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
+        self.hooks.cong_control(&mut self.bbr, s, rs)
+    }
+    fn ssthresh(&mut self, s: &mut SockState) -> u32 {
+        self.bbr.ssthresh(s)
+    }
+    fn set_state(&mut self, s: &mut SockState, new: CaState) {
+        self.bbr.set_state(s, new)
+    }
+    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
+        self.bbr.cwnd_event(s, ev)
+    }
+    fn telemetry(&self) -> CcTelemetry {
+        self.hooks.telemetry(&self.bbr)
+    }
+}
+
 impl CongestionControl for Bbr {
     fn name(&self) -> &'static str {
         "bbr"

@@ -9,9 +9,9 @@
 //! trigger B (`loss_trigger`, off by default) does the same on a detected loss. Each trigger is
 //! recorded as a `forced_expire` event (value = RTprop before, ms; value2 = the RTT sample, ms).
 
-use super::bbr::{self, Bbr, BbrConfig, Mode};
+use super::bbr::{self, Bbr, BbrConfig, BbrHooks, BbrVariant, Mode};
 use super::params::concat;
-use super::{AlgorithmInfo, CaEvent, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, RateSample, SockState};
+use super::{AlgorithmInfo, CongestionControl, ParamSpec, Params, RateSample, SockState};
 use crate::rng::Rng;
 
 const OWN: &[ParamSpec] = &[
@@ -28,28 +28,35 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
 };
 
-pub struct BbrExpire {
-    pub bbr: Bbr,
+/// The forced-expire trigger (the variant's own state).
+pub struct Expire {
     pub rate_th: f64,
     pub loss_trigger: bool,
 }
 
+pub type BbrExpire = BbrVariant<Expire>;
+
 impl BbrExpire {
     pub fn new(p: &Params, rng: Rng) -> Self {
-        BbrExpire { bbr: Bbr::new(BbrConfig::from_params(p), rng), rate_th: p.get("rate_th"), loss_trigger: p.flag("loss_trigger") }
+        BbrVariant {
+            bbr: Bbr::new(BbrConfig::from_params(p), rng),
+            hooks: Expire { rate_th: p.get("rate_th"), loss_trigger: p.flag("loss_trigger") },
+        }
     }
+}
 
+impl Expire {
     /// Trigger check for one ACK; returns true if the expire processing was forced.
-    pub fn check_trigger(&mut self, s: &mut SockState, rs: &RateSample) -> bool {
-        if self.bbr.mode == Mode::ProbeRtt || self.bbr.min_rtt_us == u32::MAX {
+    pub fn check_trigger(&mut self, bbr: &mut Bbr, s: &mut SockState, rs: &RateSample) -> bool {
+        if bbr.mode == Mode::ProbeRtt || bbr.min_rtt_us == u32::MAX {
             return false;
         }
-        let rtprop_us = self.bbr.min_rtt_us as f64;
+        let rtprop_us = bbr.min_rtt_us as f64;
         let rtt_us = if rs.rtt >= 0 { rs.rtt as f64 / 1000.0 } else { f64::NAN };
         let by_rtt = rs.rtt >= 0 && rtt_us / rtprop_us > self.rate_th;
         let by_loss = self.loss_trigger && rs.losses > 0;
         if by_rtt || by_loss {
-            self.bbr.force_expire = true;
+            bbr.force_expire = true;
             s.record("forced_expire", rtprop_us / 1000.0, rtt_us / 1000.0);
             return true;
         }
@@ -57,34 +64,11 @@ impl BbrExpire {
     }
 }
 
-impl CongestionControl for BbrExpire {
-    fn name(&self) -> &'static str {
-        "bbr-expire"
-    }
-    fn init(&mut self, s: &mut SockState) {
-        self.bbr.init(s)
-    }
-    fn has_cong_control(&self) -> bool {
-        true
-    }
-    fn wants_pacing(&self) -> bool {
-        true
-    }
-    fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
-        self.check_trigger(s, rs);
-        self.bbr.cong_control(s, rs);
-    }
-    fn ssthresh(&mut self, s: &mut SockState) -> u32 {
-        self.bbr.ssthresh(s)
-    }
-    fn set_state(&mut self, s: &mut SockState, new: CaState) {
-        self.bbr.set_state(s, new)
-    }
-    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        self.bbr.cwnd_event(s, ev)
-    }
-    fn telemetry(&self) -> CcTelemetry {
-        self.bbr.telemetry()
+impl BbrHooks for Expire {
+    const NAME: &'static str = "bbr-expire";
+    fn cong_control(&mut self, bbr: &mut Bbr, s: &mut SockState, rs: &RateSample) {
+        self.check_trigger(bbr, s, rs);
+        bbr.cong_control(s, rs);
     }
 }
 
@@ -151,9 +135,9 @@ mod tests {
         let (mut b, mut s) = setup(2.4);
         ack(&mut b, &mut s, 40);
         let rs = RateSample { losses: 1, rtt: -1, ..RateSample::default() };
-        assert!(!b.check_trigger(&mut s, &rs));
-        b.loss_trigger = true;
-        assert!(b.check_trigger(&mut s, &rs));
+        assert!(!b.hooks.check_trigger(&mut b.bbr, &mut s, &rs));
+        b.hooks.loss_trigger = true;
+        assert!(b.hooks.check_trigger(&mut b.bbr, &mut s, &rs));
         assert!(b.bbr.force_expire);
     }
 }

@@ -14,9 +14,9 @@
 //! BBR's own `rtt <= min_rtt` test refreshes the window on that ACK anyway. Each update is
 //! recorded as an `rtprop_update` event (value = new RTprop, ms; value2 = the RTT sample, ms).
 
-use super::bbr::{self, Bbr, BbrConfig, Mode};
+use super::bbr::{self, Bbr, BbrConfig, BbrHooks, BbrVariant, Mode};
 use super::params::concat;
-use super::{AlgorithmInfo, CaEvent, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, RateSample, SockState};
+use super::{AlgorithmInfo, CongestionControl, ParamSpec, Params, RateSample, SockState};
 use crate::rng::Rng;
 use crate::time::MS;
 
@@ -36,13 +36,15 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
 };
 
-pub struct BbrRtprop {
-    pub bbr: Bbr,
+/// The RTprop-update trigger and action (the variant's own state).
+pub struct RtpropUpdate {
     pub rate_th: f64,
     pub alpha: f64,
     pub loss_trigger: bool,
     pub restart_window: bool,
 }
+
+pub type BbrRtprop = BbrVariant<RtpropUpdate>;
 
 /// The new RTprop in microseconds: alpha x RTT + (1 - alpha) x RTprop, rounded to a microsecond.
 pub fn updated_rtprop_us(rtprop_us: u32, rtt_us: u32, alpha: f64) -> u32 {
@@ -51,61 +53,35 @@ pub fn updated_rtprop_us(rtprop_us: u32, rtt_us: u32, alpha: f64) -> u32 {
 
 impl BbrRtprop {
     pub fn new(p: &Params, rng: Rng) -> Self {
-        BbrRtprop {
+        BbrVariant {
             bbr: Bbr::new(BbrConfig::from_params(p), rng),
-            rate_th: p.get("rate_th"),
-            alpha: p.get("alpha"),
-            loss_trigger: p.flag("loss_trigger"),
-            restart_window: p.flag("restart_window"),
-        }
-    }
-
-    fn check_trigger(&mut self, s: &mut SockState, rs: &RateSample) {
-        if self.bbr.mode == Mode::ProbeRtt || self.bbr.min_rtt_us == u32::MAX || rs.rtt < 0 {
-            return;
-        }
-        let rtt_us = (rs.rtt as u64 / 1000).min(u32::MAX as u64 - 1) as u32;
-        let rtprop = self.bbr.min_rtt_us;
-        let by_rtt = rtt_us as f64 / rtprop as f64 > self.rate_th;
-        if by_rtt || (self.loss_trigger && rs.losses > 0) {
-            let new = updated_rtprop_us(rtprop, rtt_us, self.alpha);
-            self.bbr.min_rtt_us = new;
-            if self.restart_window {
-                self.bbr.min_rtt_stamp = s.now / MS;
-            }
-            s.record("rtprop_update", new as f64 / 1000.0, rtt_us as f64 / 1000.0);
+            hooks: RtpropUpdate {
+                rate_th: p.get("rate_th"),
+                alpha: p.get("alpha"),
+                loss_trigger: p.flag("loss_trigger"),
+                restart_window: p.flag("restart_window"),
+            },
         }
     }
 }
 
-impl CongestionControl for BbrRtprop {
-    fn name(&self) -> &'static str {
-        "bbr-rtprop"
-    }
-    fn init(&mut self, s: &mut SockState) {
-        self.bbr.init(s)
-    }
-    fn has_cong_control(&self) -> bool {
-        true
-    }
-    fn wants_pacing(&self) -> bool {
-        true
-    }
-    fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
-        self.check_trigger(s, rs);
-        self.bbr.cong_control(s, rs);
-    }
-    fn ssthresh(&mut self, s: &mut SockState) -> u32 {
-        self.bbr.ssthresh(s)
-    }
-    fn set_state(&mut self, s: &mut SockState, new: CaState) {
-        self.bbr.set_state(s, new)
-    }
-    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        self.bbr.cwnd_event(s, ev)
-    }
-    fn telemetry(&self) -> CcTelemetry {
-        self.bbr.telemetry()
+impl BbrHooks for RtpropUpdate {
+    const NAME: &'static str = "bbr-rtprop";
+    fn cong_control(&mut self, bbr: &mut Bbr, s: &mut SockState, rs: &RateSample) {
+        if bbr.mode != Mode::ProbeRtt && bbr.min_rtt_us != u32::MAX && rs.rtt >= 0 {
+            let rtt_us = (rs.rtt as u64 / 1000).min(u32::MAX as u64 - 1) as u32;
+            let rtprop = bbr.min_rtt_us;
+            let by_rtt = rtt_us as f64 / rtprop as f64 > self.rate_th;
+            if by_rtt || (self.loss_trigger && rs.losses > 0) {
+                let new = updated_rtprop_us(rtprop, rtt_us, self.alpha);
+                bbr.min_rtt_us = new;
+                if self.restart_window {
+                    bbr.min_rtt_stamp = s.now / MS;
+                }
+                s.record("rtprop_update", new as f64 / 1000.0, rtt_us as f64 / 1000.0);
+            }
+        }
+        bbr.cong_control(s, rs);
     }
 }
 

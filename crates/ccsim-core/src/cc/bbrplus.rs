@@ -34,9 +34,9 @@
 //!
 //! Transitions are recorded as `coexist_on` / `coexist_off` events (value = rho of the round).
 
-use super::bbr::{self, Bbr, BbrConfig, Mode};
+use super::bbr::{self, Bbr, BbrConfig, BbrHooks, BbrVariant, Mode};
 use super::params::concat;
-use super::{AlgorithmInfo, CaEvent, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, RateSample, SockState};
+use super::{AlgorithmInfo, CaState, CcTelemetry, CongestionControl, ParamSpec, Params, RateSample, SockState};
 use crate::rng::Rng;
 use crate::time::{Time, MS, US};
 
@@ -70,8 +70,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
 };
 
-pub struct BbrPlus {
-    pub bbr: Bbr,
+/// BBR+'s own state: the per-round utilization estimate and the coexistence mode.
+pub struct Coexistence {
     pub alpha: f64,
     tick_us: u64,
     pub coexist_gain: f64,
@@ -83,12 +83,24 @@ pub struct BbrPlus {
     /// Start of the current run of rounds with rho > alpha.
     high_since: Option<Time>,
     pub coexist: bool,
+    /// The RTprop window: how long rho must stay high.
+    window: Time,
 }
+
+pub type BbrPlus = BbrVariant<Coexistence>;
 
 impl BbrPlus {
     pub fn new(p: &Params, rng: Rng) -> Self {
-        BbrPlus {
-            bbr: Bbr::new(BbrConfig::from_params(p), rng),
+        let bbr = Bbr::new(BbrConfig::from_params(p), rng);
+        let window = bbr.cfg.min_rtt_win_jiffies * MS;
+        BbrVariant { bbr, hooks: Coexistence::new(p, window) }
+    }
+}
+
+impl Coexistence {
+    fn new(p: &Params, window: Time) -> Self {
+        Coexistence {
+            window,
             alpha: p.get("alpha"),
             tick_us: (p.get("tick") * 1000.0).round().max(1.0) as u64,
             coexist_gain: p.get("coexist_gain"),
@@ -99,10 +111,6 @@ impl BbrPlus {
             high_since: None,
             coexist: false,
         }
-    }
-
-    fn window(&self) -> Time {
-        self.bbr.cfg.min_rtt_win_jiffies * MS
     }
 
     /// Count one RTT sample against the propagation delay `base_us` (the connection's minimum).
@@ -123,7 +131,7 @@ impl BbrPlus {
         self.n_empty = 0;
         if self.rho > self.alpha {
             let since = *self.high_since.get_or_insert(s.now);
-            if !self.coexist && s.now - since >= self.window() {
+            if !self.coexist && s.now - since >= self.window {
                 self.coexist = true;
                 s.record("coexist_on", self.rho, f64::NAN);
             }
@@ -137,69 +145,49 @@ impl BbrPlus {
     }
 
     /// The coexistence cwnd target: coexist_gain x BtlBw x srtt, plus BBR's allowances.
-    pub fn coexist_target(&self, s: &SockState) -> u32 {
+    pub fn coexist_target(&self, bbr: &Bbr, s: &SockState) -> u32 {
         let srtt_us = (s.srtt / US).max(1);
-        let pkts = (self.bbr.bw() as f64 * srtt_us as f64 * self.coexist_gain / (1u64 << 24) as f64).ceil() as u32;
-        self.bbr.quantization_budget(s, pkts + self.bbr.ack_aggregation_cwnd())
+        let pkts = (bbr.bw() as f64 * srtt_us as f64 * self.coexist_gain / (1u64 << 24) as f64).ceil() as u32;
+        bbr.quantization_budget(s, pkts + bbr.ack_aggregation_cwnd())
     }
 }
 
-impl CongestionControl for BbrPlus {
-    fn name(&self) -> &'static str {
-        "bbrplus"
-    }
-    fn init(&mut self, s: &mut SockState) {
-        self.bbr.init(s)
-    }
-    fn has_cong_control(&self) -> bool {
-        true
-    }
-    fn wants_pacing(&self) -> bool {
-        true
-    }
-    fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
+impl BbrHooks for Coexistence {
+    const NAME: &'static str = "bbrplus";
+    fn cong_control(&mut self, bbr: &mut Bbr, s: &mut SockState, rs: &RateSample) {
         if rs.rtt >= 0 && s.min_rtt != Time::MAX {
             self.count_sample(rs.rtt as u64 / US, s.min_rtt / US);
         }
-        if self.coexist && self.bbr.mode != Mode::ProbeRtt {
+        if self.coexist && bbr.mode != Mode::ProbeRtt {
             // (b) skip the PROBE_RTT drain: keep the RTprop window from expiring.
-            self.bbr.min_rtt_stamp = s.now / MS;
+            bbr.min_rtt_stamp = s.now / MS;
         }
         let prior_cwnd = s.cwnd;
-        self.bbr.update_model(s, rs);
-        if self.bbr.round_start {
+        bbr.update_model(s, rs);
+        if bbr.round_start {
             self.end_round(s);
         }
-        self.bbr.apply_model(s, rs);
+        bbr.apply_model(s, rs);
         // (a) size the in-flight cap on the RTT actually seen.
         if self.coexist
-            && self.bbr.mode == Mode::ProbeBw
+            && bbr.mode == Mode::ProbeBw
             && s.ca_state < CaState::Recovery
-            && !self.bbr.packet_conservation
+            && !bbr.packet_conservation
             && rs.acked_sacked > 0
         {
-            let target = self.coexist_target(s);
+            let target = self.coexist_target(bbr, s);
             if target > s.cwnd {
                 s.cwnd = (prior_cwnd + rs.acked_sacked).min(target).max(s.cwnd).min(s.cwnd_clamp);
             }
             if self.coexist_pacing_gain > 1.0 {
                 let gain = (self.coexist_pacing_gain * 256.0).round() as u32;
-                let floor = self.bbr.bw_to_pacing_rate(s, self.bbr.bw() as u64, gain);
+                let floor = bbr.bw_to_pacing_rate(s, bbr.bw() as u64, gain);
                 s.pacing_rate = s.pacing_rate.max(floor);
             }
         }
     }
-    fn ssthresh(&mut self, s: &mut SockState) -> u32 {
-        self.bbr.ssthresh(s)
-    }
-    fn set_state(&mut self, s: &mut SockState, new: CaState) {
-        self.bbr.set_state(s, new)
-    }
-    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        self.bbr.cwnd_event(s, ev)
-    }
-    fn telemetry(&self) -> CcTelemetry {
-        CcTelemetry { rho: self.rho, ..self.bbr.telemetry() }
+    fn telemetry(&self, bbr: &Bbr) -> CcTelemetry {
+        CcTelemetry { rho: self.rho, ..bbr.telemetry() }
     }
 }
 
@@ -220,23 +208,23 @@ mod tests {
     /// One round with `n` samples, `empty` of them within a tick of RTprop.
     fn round(b: &mut BbrPlus, s: &mut SockState, n: u64, empty: u64) {
         for i in 0..n {
-            b.count_sample(if i < empty { 40_500 } else { 90_000 }, 40_000);
+            b.hooks.count_sample(if i < empty { 40_500 } else { 90_000 }, 40_000);
         }
         s.now += 100 * MS;
-        b.end_round(s);
+        b.hooks.end_round(s);
     }
 
     #[test]
     fn rho_per_round_counts_samples_within_a_tick_of_rtprop() {
         let (mut b, mut s) = setup();
         round(&mut b, &mut s, 200, 3);
-        assert!((b.rho - 197.0 / 200.0).abs() < 1e-12);
+        assert!((b.hooks.rho - 197.0 / 200.0).abs() < 1e-12);
         // 41 ms is not within 1 ms of 40 ms (strictly below base + tick).
-        b.count_sample(41_000, 40_000);
-        b.count_sample(40_999, 40_000);
+        b.hooks.count_sample(41_000, 40_000);
+        b.hooks.count_sample(40_999, 40_000);
         s.now += 100 * MS;
-        b.end_round(&mut s);
-        assert_eq!(b.rho, 0.5);
+        b.hooks.end_round(&mut s);
+        assert_eq!(b.hooks.rho, 0.5);
     }
 
     #[test]
@@ -247,14 +235,14 @@ mod tests {
         for _ in 0..99 {
             round(&mut b, &mut s, 100, 0);
         }
-        assert!(!b.coexist);
+        assert!(!b.hooks.coexist);
         round(&mut b, &mut s, 100, 0);
         round(&mut b, &mut s, 100, 0);
-        assert!(b.coexist, "rho > alpha for 10 s");
+        assert!(b.hooks.coexist, "rho > alpha for 10 s");
         assert_eq!(s.events.last().unwrap().kind, "coexist_on");
         // One round with rho = 0.98 <= 0.99: back to plain BBR immediately.
         round(&mut b, &mut s, 100, 2);
-        assert!(!b.coexist);
+        assert!(!b.hooks.coexist);
         assert_eq!(s.events.last().unwrap().kind, "coexist_off");
         // A low round in the middle restarts the count.
         for _ in 0..60 {
@@ -264,7 +252,7 @@ mod tests {
         for _ in 0..60 {
             round(&mut b, &mut s, 100, 0);
         }
-        assert!(!b.coexist);
+        assert!(!b.hooks.coexist);
     }
 
     #[test]
@@ -274,7 +262,7 @@ mod tests {
         b.bbr.bw.reset(0, (1u64 << 24) as u32 / 1000);
         s.srtt = 200 * MS;
         s.pacing_rate = 1_448_000;
-        let t = b.coexist_target(&s);
+        let t = b.hooks.coexist_target(&b.bbr, &s);
         assert_eq!(t, 400 + 3 * b.bbr.tso_segs_goal(&s));
     }
 }
