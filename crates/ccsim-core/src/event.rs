@@ -5,7 +5,7 @@
 
 use crate::time::Time;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
@@ -31,16 +31,24 @@ pub enum Event {
     Sample,
 }
 
+/// A heap entry ordered by one 128-bit key: time in the high half, insertion sequence in the
+/// low half, so (time, insertion order) is a single integer comparison.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    key: u128,
     ev: Event,
+}
+
+impl Entry {
+    #[inline]
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl Eq for Entry {}
@@ -50,45 +58,70 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse so the earliest (time, seq) pops first.
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        // BinaryHeap is a max-heap: reverse so the earliest key pops first.
+        o.key.cmp(&self.key)
     }
 }
 
+/// Events in time order, same-time events in insertion order.
+///
+/// Events scheduled for the current instant (zero-delay hops, immediate ACKs) skip the heap
+/// and go to a FIFO. Heap entries for the current instant were necessarily scheduled before
+/// any of them, so "heap entries at `now` first, then the FIFO" keeps the insertion order
+/// exactly.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    now_fifo: VecDeque<Event>,
+    /// The time of the last popped event: the instant the FIFO belongs to.
+    now: Time,
     seq: u64,
 }
 
 impl EventQueue {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), seq: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(n), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
     }
 
     #[inline]
     pub fn schedule(&mut self, time: Time, ev: Event) {
+        debug_assert!(time >= self.now, "an event in the past");
+        if time == self.now {
+            self.now_fifo.push_back(ev);
+            return;
+        }
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, ev });
+        self.heap.push(Entry { key: ((time as u128) << 64) | self.seq as u128, ev });
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time, e.ev))
+        if let Some(top) = self.heap.peek() {
+            if top.time() == self.now || self.now_fifo.is_empty() {
+                let e = self.heap.pop().unwrap();
+                self.now = e.time();
+                return Some((self.now, e.ev));
+            }
+        }
+        self.now_fifo.pop_front().map(|ev| (self.now, ev))
     }
 
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        if !self.now_fifo.is_empty() {
+            return Some(self.now);
+        }
+        self.heap.peek().map(|e| e.time())
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.now_fifo.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -107,6 +140,26 @@ mod tests {
         assert_eq!(q.pop(), Some((10, Event::Rto(3))));
         assert_eq!(q.pop(), Some((10, Event::Rto(1))));
         assert_eq!(q.pop(), Some((10, Event::Rto(2))));
+        assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn events_for_the_current_instant_keep_insertion_order_behind_earlier_ones() {
+        let mut q = EventQueue::default();
+        q.schedule(10, Event::Rto(1));
+        q.schedule(10, Event::Rto(2));
+        q.schedule(20, Event::Sample);
+        assert_eq!(q.pop(), Some((10, Event::Rto(1))));
+        // Scheduled now, for now: after Rto(2), which was scheduled earlier for the same time.
+        q.schedule(10, Event::Pace(7));
+        q.schedule(10, Event::Pace(8));
+        assert_eq!(q.peek_time(), Some(10));
+        assert_eq!(q.pop(), Some((10, Event::Rto(2))));
+        q.schedule(10, Event::Pace(9));
+        assert_eq!(q.pop(), Some((10, Event::Pace(7))));
+        assert_eq!(q.pop(), Some((10, Event::Pace(8))));
+        assert_eq!(q.pop(), Some((10, Event::Pace(9))));
+        assert_eq!(q.pop(), Some((20, Event::Sample)));
         assert_eq!(q.pop(), None);
     }
 

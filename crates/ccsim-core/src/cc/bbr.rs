@@ -193,6 +193,8 @@ pub struct Bbr {
     mss: u32,
     /// Set by a variant to make the next RTprop update behave as if the 10 s window expired.
     pub force_expire: bool,
+    /// (pacing rate, tso_segs_goal) of the last computation (the MSS never changes).
+    tso_cache: std::cell::Cell<(u64, u32)>,
 }
 
 impl Bbr {
@@ -235,6 +237,7 @@ impl Bbr {
             extra_acked_win_idx: 0,
             mss: 1448,
             force_expire: false,
+            tso_cache: std::cell::Cell::new((0, 0)),
         }
     }
 
@@ -296,10 +299,17 @@ impl Bbr {
     }
 
     /// bbr_tso_segs_goal: about 1 ms of data at the pacing rate (sk_pacing_shift = 10), >= 2.
+    /// Called several times per ACK; memoised on the pacing rate (same value, fewer divisions).
     pub fn tso_segs_goal(&self, s: &SockState) -> u32 {
+        let (rate, goal) = self.tso_cache.get();
+        if rate == s.pacing_rate && goal != 0 {
+            return goal;
+        }
         let bytes = (s.pacing_rate >> 10).min(65536 - 1 - 320);
         let min_segs = if s.pacing_rate < (MIN_TSO_RATE >> 3) { 1 } else { 2 };
-        ((bytes / s.mss as u64) as u32).max(min_segs).min(0x7F)
+        let goal = ((bytes / s.mss as u64) as u32).max(min_segs).min(0x7F);
+        self.tso_cache.set((s.pacing_rate, goal));
+        goal
     }
 
     fn save_cwnd(&mut self, s: &SockState) {

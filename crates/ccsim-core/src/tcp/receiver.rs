@@ -94,7 +94,7 @@ impl Receiver {
             self.ts_recent = p.tsval;
         }
         let mut immediate = false;
-        if p.seq < self.rcv_nxt || self.ooo.iter().any(|b| b.start <= p.seq && p.seq < b.end) {
+        if p.seq < self.rcv_nxt || self.in_ooo(p.seq) {
             self.duplicates += 1;
             immediate = true;
         } else if p.seq == self.rcv_nxt {
@@ -149,6 +149,12 @@ impl Receiver {
         self.last_delivered_seq = Some(seq);
     }
 
+    /// Is `seq` already held out of order? (Blocks are sorted: binary search.)
+    fn in_ooo(&self, seq: u32) -> bool {
+        let i = self.ooo.partition_point(|b| b.end <= seq);
+        i < self.ooo.len() && self.ooo[i].start <= seq
+    }
+
     fn insert_ooo(&mut self, seq: u32) {
         let t = self.touch();
         // Find the position: blocks are sorted by start.
@@ -192,20 +198,27 @@ impl Receiver {
             rwnd: self.rwnd,
         };
         // RFC 2018: the most recently changed block first, then the next most recent ones.
-        let mut used = [usize::MAX; MAX_SACK_BLOCKS];
-        for k in 0..MAX_SACK_BLOCKS.min(self.ooo.len()) {
-            let mut best: Option<usize> = None;
-            for (i, b) in self.ooo.iter().enumerate() {
-                if used[..k].contains(&i) {
-                    continue;
-                }
-                if best.map_or(true, |j| b.touched > self.ooo[j].touched) {
-                    best = Some(i);
+        // One pass keeps the MAX_SACK_BLOCKS most recent (recency stamps are unique).
+        let mut top: [Option<&Block>; MAX_SACK_BLOCKS] = [None; MAX_SACK_BLOCKS];
+        for b in &self.ooo {
+            let mut cur = b;
+            for slot in top.iter_mut() {
+                match slot {
+                    None => {
+                        *slot = Some(cur);
+                        break;
+                    }
+                    Some(t) if cur.touched > t.touched => {
+                        let prev = *t;
+                        *slot = Some(cur);
+                        cur = prev;
+                    }
+                    _ => {}
                 }
             }
-            let j = best.unwrap();
-            used[k] = j;
-            ack.sack[k] = (self.ooo[j].start, self.ooo[j].end);
+        }
+        for b in top.iter().flatten() {
+            ack.sack[ack.nsack as usize] = (b.start, b.end);
             ack.nsack += 1;
         }
         ack

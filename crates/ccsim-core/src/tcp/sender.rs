@@ -295,7 +295,8 @@ impl Sender {
         self.sk.next_tx_time = self.sk.next_tx_time.max(now);
         let rate = self.sk.pacing_rate;
         if rate > 0 && self.data_segs_out >= 10 {
-            let mut len_ns = (payload_bytes as u128 * SEC as u128 / rate as u128) as u64;
+            // u64 is enough (a segment is < 2^16 bytes) and far cheaper than u128 division.
+            let mut len_ns = payload_bytes as u64 * SEC / rate;
             let credit = self.sk.next_tx_time - prior;
             len_ns -= (len_ns / 2).min(credit);
             self.sk.next_tx_time += len_ns;
