@@ -63,6 +63,9 @@ impl<'a> Table<'a> {
 
     fn check_unknown(&self) -> Result<(), ScenarioError> {
         for k in self.map.keys() {
+            if self.path.is_empty() && (k == "sweep" || k == "runs") {
+                return err(k, "a sweep file: run it with `ccsim sweep FILE` (the [sweep] table and `runs` are not scenario keys)");
+            }
             if !self.allowed.contains(&k.as_str()) {
                 let mut acc = self.allowed.clone();
                 acc.sort();
@@ -530,6 +533,12 @@ mod tests {
         assert!(m.starts_with("bottleneck.rat: unknown key") && m.contains("rate"), "{m}");
         let m = reject(|v| v["flows"][0]["ccc"] = json!("bbr"));
         assert!(m.starts_with("flows[0].ccc: unknown key"), "{m}");
+    }
+
+    #[test]
+    fn a_sweep_table_points_to_ccsim_sweep() {
+        let m = reject(|v| v["sweep"] = json!({"bottleneck.loss": [0, 0.01]}));
+        assert!(m.starts_with("sweep: a sweep file: run it with `ccsim sweep FILE`"), "{m}");
     }
 
     #[test]
