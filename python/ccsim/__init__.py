@@ -15,6 +15,11 @@ or build a scenario in code::
           .add_flow("cubic", count=2))
     result = ccsim.run(sc)
 
+Sweeps (every combination x seeds, run in parallel and stored as Parquet)::
+
+    df = ccsim.sweep(sc, {"bottleneck.loss": [0, 0.001, 0.01]}, runs=5, out="runs/loss")
+    df = ccsim.results.load("runs/loss")          # later, from the stored files
+
 The simulation itself runs in the Rust extension module ``ccsim._core``; all
 validation of scenario fields, units and ranges happens there.
 """
@@ -32,6 +37,8 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
 
 from .scenario import Scenario, ScenarioError, algorithms, load
 from .result import Result, run
+from . import results
+from .sweep import sweep  # the function; its module's API is also on it (ccsim.sweep.execute, ...)
 
 __version__: str = _core.__version__
 
@@ -42,5 +49,7 @@ __all__ = [
     "__version__",
     "algorithms",
     "load",
+    "results",
     "run",
+    "sweep",
 ]

@@ -297,6 +297,219 @@ def _title(result: Result, d: dict[str, Any]) -> str:
     return f"{name}: seed {d.get('seed')}, {_num(d.get('sim_seconds'), 'g')} s simulated"
 
 
+
+# -- ccsim sweep / ccsim query ------------------------------------------------------------------
+
+
+@cli.command("sweep")
+@click.argument("file", metavar="FILE.toml", type=click.Path(dir_okay=True, path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR", help="Store the results here (default ./ccsim-runs/<file stem>).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="J",
+              help="Runs in parallel (default: the number of CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: a process pool; ray: one Ray task per run.")
+@click.option("--address", default=None, metavar="ADDR",
+              help="Ray cluster address (with --backend ray; default: start a local Ray).")
+@click.option("--force", is_flag=True, help="Run every combination again, even if stored.")
+@click.option("--runs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Seeds per combination; overrides the file's `runs`.")
+@click.option("--timeseries", is_flag=True,
+              help="Also store each run's time series and algorithm events.")
+def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
+              address: str | None, force: bool, runs: int | None, timeseries: bool) -> None:
+    """Run the sweep in FILE.toml: every combination of its [sweep] table x `runs` seeds.
+
+    FILE.toml is a scenario plus `runs = N` and a [sweep] table of parameter
+    paths and value lists, e.g. `bottleneck.loss = [0, 0.001, 0.01]` and
+    `"flows.0.cc" = ["cubic", "bbr"]`.  Runs already stored in DIR are not run
+    again, so an interrupted sweep continues where it stopped.
+    """
+    from . import store
+    from .sweep import RAY_MISSING, RayNotInstalledError, RayStartError, execute, expand, load_sweep_file
+
+    if address is not None and backend != "ray":
+        raise UserError("--address is only used with --backend ray")
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise UserError(RAY_MISSING) from None
+    base, sweep_table, file_runs = load_sweep_file(file)
+    n_runs = runs if runs is not None else file_runs
+    experiment = store.experiment_from_stem(file.stem)
+    specs = expand(base, sweep_table, n_runs, experiment=experiment, timeseries=timeseries)
+    out = out_dir if out_dir is not None else Path("ccsim-runs") / experiment
+    try:
+        report = execute(specs, out, jobs=jobs, backend=backend, address=address, force=force,
+                         progress=True, description=experiment)
+    except RayNotInstalledError:
+        raise UserError(RAY_MISSING) from None
+    except RayStartError as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt as exc:
+        rep = getattr(exc, "report", None)
+        stored = "some" if rep is None else str(rep.skipped + rep.ran - len(rep.failed))
+        _fail(f"interrupted: {stored} of {len(specs)} runs are stored in {out}; "
+              "run the same command again to run the rest", 130)
+    except OSError as exc:
+        target = exc.filename or out
+        raise UserError(f"cannot write results to {target}: {exc.strerror or exc}") from None
+    _print_sweep_summary(file, specs, list(sweep_table), n_runs, report, out, experiment)
+    if report.failed:
+        part = store.partition(out, "runs", experiment)
+        _fail(f"{len(report.failed)} of {report.total} runs failed; the errors are in {part}/*.error.json",
+              EXIT_INTERNAL)
+
+
+def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, report, out: Path,
+                         experiment: str) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from . import results
+
+    df = results.load(out, experiment, keys=report.keys, include_failed=True)
+    # Combinations in sweep order, and the stored key of each of their runs.
+    combos: dict[tuple, list[str]] = {}
+    for spec, key in zip(specs, report.keys):
+        combo = tuple(json.dumps(spec.tags.get(p), sort_keys=True, default=str) for p in paths)
+        combos.setdefault(combo, [])
+        if key not in combos[combo]:
+            combos[combo].append(key)
+    by_key = {k: g for k, g in df.groupby("key", sort=False)} if len(df) else {}
+    flow_ids = sorted({int(f) for f in df["flow"].dropna().unique()}) if len(df) else []
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    for p in paths or ["scenario"]:
+        table.add_column(p, no_wrap=True)
+    table.add_column("total\nMbps", justify="right", no_wrap=True)
+    table.add_column("Jain\nindex", justify="right", no_wrap=True)
+    for f in flow_ids:
+        table.add_column(f"flow {f}\nMbps", justify="right", no_wrap=True)
+    table.add_column("runs", justify="right", no_wrap=True)
+    table.add_column("failed", justify="right", no_wrap=True)
+    for combo, keys in combos.items():
+        groups = [by_key[k] for k in keys if k in by_key]
+        ok = [g for g in groups if (g["status"] == "ok").all()]
+        n_failed = len(groups) - len(ok)
+        firsts = [g.iloc[0] for g in ok]
+        total = _mean([r["total_throughput_mbps"] for r in firsts])
+        jain = _mean([r["jain_index"] for r in firsts])
+        cells = [_fmt_value(json.loads(v)) for v in combo] if paths else ["base"]
+        cells += [_num(total, ".3f"), _num(jain, ".4f")]
+        for f in flow_ids:
+            vals = [v for g in ok for v in g.loc[g["flow"] == f, "throughput_mbps"].tolist()]
+            cells.append(_num(_mean(vals), ".3f"))
+        cells += [str(len(ok)), str(n_failed) if n_failed else "-"]
+        table.add_row(*cells)
+
+    console = _console()
+    n_comb = len(combos)
+    console.print(
+        f"{file}: {n_comb} combination{'s' if n_comb != 1 else ''} x {n_runs} run{'s' if n_runs != 1 else ''} "
+        f"= {report.total} runs ({report.ran} ran, {report.skipped} already stored, "
+        f"{len(report.failed)} failed) in {report.wall_seconds:.1f} s",
+        soft_wrap=True,
+    )
+    console.print(table)
+    for spec, error in report.failed[:5]:
+        console.print(f"failed: run {spec.key} (seed {spec.seed}): {error}", soft_wrap=True)
+    if len(report.failed) > 5:
+        console.print(f"... and {len(report.failed) - 5} more failed runs", soft_wrap=True)
+    console.print(
+        f"results in {out} (experiment {experiment}): ccsim.results.load({str(out)!r}) "
+        f"or ccsim query {out} \"SELECT ... FROM runs\"",
+        soft_wrap=True,
+    )
+
+
+def _mean(values: list[Any]) -> float | None:
+    nums = [float(v) for v in values if isinstance(v, (int, float)) and not math.isnan(float(v))]
+    return sum(nums) / len(nums) if nums else None
+
+
+@cli.command("query")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
+@click.argument("sql", metavar="SQL")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True, help="Output format.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=1000, show_default=True, metavar="N",
+              help="Rows shown in table format.")
+def query_cmd(directory: Path, sql: str, fmt: str, max_rows: int) -> None:
+    """Run SQL over the results stored in DIR (by ccsim sweep) and print the result.
+
+    Views: runs (one row per run and flow, with an experiment column),
+    timeseries and cc_events (runs stored with time series), failed.  Example:
+
+    \b
+        ccsim query ccsim-runs/loss "SELECT bottleneck_loss, avg(total_throughput_mbps)
+          FROM runs WHERE flow = 0 GROUP BY ALL ORDER BY ALL"
+    """
+    from . import results
+
+    try:
+        import duckdb
+    except ImportError:
+        raise UserError("ccsim query needs DuckDB: pip install duckdb") from None
+    try:
+        df = results.query(directory, sql)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise UserError(str(exc)) from None
+    except duckdb.Error as exc:
+        raise UserError(f"query failed: {_sql_error(exc)}") from None
+    if fmt == "csv":
+        click.echo(df.to_csv(index=False), nl=False)
+        return
+    if fmt == "json":
+        click.echo(df.to_json(orient="records", date_format="iso"))
+        return
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    numeric = {c: df[c].dtype.kind in "iufb" for c in df.columns}
+    for col in df.columns:
+        table.add_column(str(col), justify="right" if numeric[col] else "left")
+    for row in df.head(max_rows).itertuples(index=False):
+        table.add_row(*(_cell(v) for v in row))
+    console = _console()
+    console.print(table)
+    more = len(df) - max_rows
+    note = f"{len(df)} row{'s' if len(df) != 1 else ''}"
+    if more > 0:
+        note += f" ({more} not shown; use --max-rows or --format csv)"
+    console.print(note)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return "NULL"
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _sql_error(exc: BaseException) -> str:
+    """DuckDB's message without the LINE/caret context lines."""
+    lines = [ln.strip() for ln in str(exc).splitlines()]
+    kept = [ln for ln in lines if ln and not ln.startswith("LINE ") and set(ln) != {"^"}]
+    return " ".join(kept) or type(exc).__name__
+
+from .cli_reproduce import reproduce_cmd  # noqa: E402
+
+cli.add_command(reproduce_cmd)
+
+
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Entry point of the ``ccsim`` console script."""
     cli.main(args=list(argv) if argv is not None else None, prog_name="ccsim")

@@ -15,7 +15,9 @@ from ccsim.result import FLOW_COLUMNS, TIMESERIES_COLUMNS
 
 from _support import EXAMPLES, base_scenario
 
-EXAMPLE_FILES = sorted(EXAMPLES.glob("*.toml"))
+#: Scenario examples; sweep files (a [sweep] table) are run by `ccsim sweep` and tested there.
+EXAMPLE_FILES = sorted(p for p in EXAMPLES.glob("*.toml") if "[sweep]" not in p.read_text())
+SWEEP_EXAMPLES = sorted(p for p in EXAMPLES.glob("*.toml") if "[sweep]" in p.read_text())
 
 
 def _without_wall(d: dict) -> dict:
@@ -66,6 +68,18 @@ def test_algorithms_lists_the_three_algorithms():
 def test_examples_exist():
     names = {p.name for p in EXAMPLE_FILES}
     assert {"cubic_pair.toml", "bbr_vs_cubic.toml", "newreno_random_loss.toml"} <= names
+
+
+@pytest.mark.parametrize("path", SWEEP_EXAMPLES, ids=lambda p: p.name)
+def test_sweep_examples_expand_and_validate(path):
+    from ccsim.sweep import expand, load_sweep_file
+
+    base, table, runs = load_sweep_file(path)
+    specs = expand(base, table, runs, experiment=path.stem)
+    n = 1
+    for values in table.values():
+        n *= len(values)
+    assert len(specs) == n * runs > 1
 
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)

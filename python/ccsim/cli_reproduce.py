@@ -1,0 +1,80 @@
+"""`ccsim reproduce`: regenerate the seed papers' figures and check their claims."""
+
+from __future__ import annotations
+
+import click
+
+from .experiments import CATALOGUE, reproduce as run_reproduce
+
+
+def _table(rep):
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title="claims")
+    t.add_column("experiment", no_wrap=True)
+    t.add_column("claim", no_wrap=True)
+    t.add_column("status", no_wrap=True)
+    t.add_column("measured")
+    for c in rep.claims:
+        style = {"PASS": "green", "FAIL": "red", "ERROR": "bold red"}[c.status]
+        t.add_row(c.experiment, c.claim, Text(c.status, style=style), Text(c.measured))
+    return t
+
+
+@click.command("reproduce")
+@click.argument("ids", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every experiment of the catalogue.")
+@click.option("--list", "list_", is_flag=True, help="List the experiments and exit.")
+@click.option("--quick", is_flag=True, help="Reduced durations and repetitions: a first look, not the paper's set-up.")
+@click.option("--runs", type=click.IntRange(min=1), help="Repetitions per point (default: the paper's).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Parallel runs (default: the number of cores).")
+@click.option("--out", type=click.Path(file_okay=False), default="ccsim-reproduce", show_default=True)
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--address", help="Ray cluster address (default: start a local one).")
+@click.option("--force", is_flag=True, help="Rerun runs that are already stored.")
+def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, force):
+    """Run seed experiments (IDS, or --all), draw their figures and check the papers' claims.
+
+    Writes runs as Parquet (partitioned by experiment), figures (PNG, SVG) and report.md /
+    report.html to --out. A claim that fails is reported, not an error: the exit status is
+    non-zero only when something could not be run.
+    """
+    from .cli import UserError, _console
+
+    console = _console()
+    if list_:
+        from rich.table import Table
+
+        t = Table(title="seed experiments (ccsim reproduce ID)")
+        t.add_column("id", no_wrap=True)
+        t.add_column("figure")
+        t.add_column("source")
+        t.add_column("runs (full / quick)", justify="right")
+        for e in CATALOGUE:
+            n = "shares " + e.runs_from if e.runs_from else f"{len(e.specs())} / {len(e.specs(quick=True))}"
+            t.add_row(e.id, e.title, e.source, n)
+        console.print(t)
+        return
+    if all_:
+        ids = [e.id for e in CATALOGUE]
+    if not ids:
+        raise UserError("name experiments to reproduce, or --all (ccsim reproduce --list shows them)")
+    try:
+        rep = run_reproduce(
+            ids, out=out, quick=quick, runs=runs, jobs=jobs, backend=backend, address=address, force=force, progress=True
+        )
+    except KeyError as exc:
+        raise UserError(str(exc.args[0])) from None
+    console.print(_table(rep))
+    n_pass = sum(c.status == "PASS" for c in rep.claims)
+    console.print(
+        f"{n_pass} of {len(rep.claims)} claims hold; report: {rep.out / 'report.md'} and report.html; "
+        f"figures in {rep.out / 'figures'}; {rep.elapsed:.1f} s"
+    )
+    errors = [o for o in rep.outcomes if o.error]
+    if rep.failed_runs or errors:
+        first = rep.failed_runs[0][1] if rep.failed_runs else errors[0].error
+        raise click.ClickException(
+            f"{len(rep.failed_runs)} run(s) failed and {len(errors)} experiment(s) could not be completed; first: {first}"
+        )

@@ -1,0 +1,192 @@
+"""Figures of the seed experiments, drawn on the papers' axes. Each function takes the
+experiment's :class:`~ccsim.experiments.claims.Data` and a path stem, and writes PNG and SVG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .claims import Data, flow_means, totals  # noqa: E402
+
+NAMES = {
+    "newreno": "NewReno", "cubic": "CUBIC", "bbr": "BBR", "hd": "HD", "chd": "CHD", "cdg": "CDG", "ucc": "UCC",
+    "bbr-expire": "BBR (forced expire)", "bbr-rtprop": "BBR (RTprop update)", "bbrplus": "BBR+",
+}
+
+
+def _name(cc: str) -> str:
+    return NAMES.get(cc, cc)
+
+
+def _save(fig, stem: Path) -> None:
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(stem.with_suffix(".png"), dpi=120)
+    fig.savefig(stem.with_suffix(".svg"))
+    plt.close(fig)
+
+
+def _err(ax, x, mean, std, label, **kw):
+    ax.errorbar(x, mean, yerr=std, marker="o", ms=4, capsize=3, lw=1.2, label=label, **kw)
+
+
+def e1_fig6(d: Data, stem: Path) -> None:
+    t = totals(d.runs, ["cc", "loss"])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for cc, g in t.groupby("cc", sort=False):
+        g = g.sort_values("loss")
+        _err(ax, g["loss"], g["mean"], g["std"], _name(cc))
+    ax.set_xlabel("drop rate")
+    ax.set_ylabel("total throughput of 2 flows (Mbps)")
+    ax.set_title("Same algorithm on N1 and N2")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    _save(fig, stem)
+
+
+def e1_fig7(d: Data, stem: Path) -> None:
+    f = flow_means(d.runs, ["cc", "loss"])
+    f = f[f.flow == 1]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for cc, g in f.groupby("cc", sort=False):
+        g = g.sort_values("loss")
+        _err(ax, g["loss"], g["mean"], g["std"], f"N1 = {_name(cc)}")
+    ax.set_xlabel("drop rate")
+    ax.set_ylabel("NewReno (N2) throughput (Mbps)")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    _save(fig, stem)
+
+
+def e1_fig8(d: Data, stem: Path) -> None:
+    f = flow_means(d.runs, ["cc", "loss"])
+    t = totals(d.runs, ["cc", "loss"])
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for cc, g in f[f.flow == 0].groupby("cc", sort=False):
+        g = g.sort_values("loss")
+        _err(axes[0], g["loss"], g["mean"], g["std"], _name(cc))
+    for cc, g in t.groupby("cc", sort=False):
+        g = g.sort_values("loss")
+        _err(axes[1], g["loss"], g["mean"], g["std"], f"{_name(cc)} + NewReno")
+    axes[0].set_ylabel("throughput (Mbps)")
+    axes[0].set_title("X (N1)")
+    axes[1].set_title("total")
+    for ax in axes:
+        ax.set_xlabel("drop rate")
+        ax.set_ylim(bottom=0)
+        ax.legend()
+        ax.grid(alpha=0.3)
+    _save(fig, stem)
+
+
+def e2(d: Data, stem: Path) -> None:
+    f = flow_means(d.runs, ["buffer_bdp"])
+    t = totals(d.runs, ["buffer_bdp"])
+    x_cc = d.runs[d.runs.flow == 0]["cc"].iloc[0]
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for flow, label in [(0, _name(x_cc)), (1, "CUBIC")]:
+        g = f[f.flow == flow].sort_values("buffer_bdp")
+        _err(ax, g["buffer_bdp"], g["mean"], g["std"], label)
+    t = t.sort_values("buffer_bdp")
+    _err(ax, t["buffer_bdp"], t["mean"], t["std"], "total", ls="--", color="black")
+    ax.set_xlabel("bottleneck buffer size (BDP)")
+    ax.set_ylabel("throughput (Mbps)")
+    ax.set_xticks(sorted(f["buffer_bdp"].unique()))
+    ax.set_ylim(0, 10.5)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    _save(fig, stem)
+
+
+def _first_seed(d: Data) -> pd.DataFrame:
+    ts = d.timeseries
+    key = d.runs.sort_values("seed")["key"].iloc[0]
+    return ts[ts.key == key]
+
+
+def e3_time(d: Data, stem: Path) -> None:
+    ts = _first_seed(d)
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    for flow, g in ts.groupby("flow"):
+        ax.plot(g["time_s"], g["goodput_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("throughput (Mbps, 1 s bins)")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    _save(fig, stem)
+
+
+def e3_solo(d: Data, stem: Path) -> None:
+    ts = d.timeseries
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    for cc, g in d.runs[d.runs.seed == d.runs.seed.min()].groupby("cc"):
+        s = ts[ts.key == g["key"].iloc[0]]
+        ax.plot(s["time_s"], s["goodput_mbps"], lw=1.0, label=f"{_name(cc)} alone")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("throughput (Mbps, 1 s bins)")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    _save(fig, stem)
+
+
+def e3_rtprop(d: Data, stem: Path) -> None:
+    ts = _first_seed(d)
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for flow, g in ts.groupby("flow"):
+        a1.plot(g["time_s"], g["goodput_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
+    a1.set_ylabel("throughput (Mbps, 1 s bins)")
+    a1.set_ylim(bottom=0)
+    a1.legend()
+    b = ts[ts.flow == 0]
+    a2.plot(b["time_s"], b["srtt_ms"], lw=1.0, label="RTT (smoothed)")
+    a2.plot(b["time_s"], b["rtprop_ms"], lw=1.2, label="RTprop")
+    a2.set_xlabel("time (s)")
+    a2.set_ylabel("ms")
+    a2.legend()
+    for ax in (a1, a2):
+        ax.grid(alpha=0.3)
+    _save(fig, stem)
+
+
+def e5_mathis(d: Data, stem: Path) -> None:
+    from .catalogue import mathis_mbps
+
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    link = 10.0 * 1448 / 1500
+    for cc, g in d.runs.groupby("cc"):
+        m = g.groupby("loss").agg(thr=("throughput_mbps", "mean"), rtt=("rtt_mean_ms", "mean")).reset_index()
+        ax.plot(m["loss"], m["thr"], "o-", label=f"{_name(cc)} (ccsim)")
+        if cc == "newreno":
+            model = [min(link, mathis_mbps(1448, r / 1e3, p)) for p, r in zip(m["loss"], m["rtt"])]
+            ax.plot(m["loss"], model, "k--", label="Mathis (MSS/RTT) sqrt(3/2p), capped at the link")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("random loss probability p")
+    ax.set_ylabel("throughput (Mbps)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    _save(fig, stem)
+
+
+def e5_cardwell(d: Data, stem: Path) -> None:
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for cc, g in d.runs.groupby("cc"):
+        m = g.groupby("loss")["throughput_mbps"].mean()
+        ax.plot(np.array(m.index) * 100, m.values, "o-", label=_name(cc))
+    ax.set_xscale("log")
+    ax.set_xlabel("loss rate (%)")
+    ax.set_ylabel("goodput (Mbps)")
+    ax.set_ylim(0, 105)
+    ax.legend()
+    ax.grid(alpha=0.3, which="both")
+    _save(fig, stem)

@@ -1,0 +1,178 @@
+"""`ccsim reproduce`: run catalogue entries, then draw their figures, check their claims and
+write the report."""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from .. import results, sweep
+from .catalogue import BY_ID, CATALOGUE, Experiment
+from .claims import ClaimResult, Data, evaluate
+
+
+def resolve(ids: Sequence[str]) -> list[Experiment]:
+    """The entries to run for `ids`, with what they depend on, in catalogue order."""
+    unknown = [i for i in ids if i not in BY_ID]
+    if unknown:
+        raise KeyError(
+            f"unknown experiment {unknown[0]!r}; accepted: {', '.join(e.id for e in CATALOGUE)} (or --all)"
+        )
+    want: set[str] = set()
+    stack = list(ids)
+    while stack:
+        e = BY_ID[stack.pop()]
+        if e.id in want:
+            continue
+        want.add(e.id)
+        stack.extend(e.needs)
+        if e.runs_from:
+            stack.append(e.runs_from)
+    return [e for e in CATALOGUE if e.id in want]
+
+
+@dataclass
+class ExperimentOutcome:
+    experiment: Experiment
+    runs: int
+    sim_seconds: float  # summed simulation wall time of its runs (the engine's own loop)
+    figure: Path | None
+    claims: list[ClaimResult]
+    error: str = ""
+
+
+@dataclass
+class ReproduceReport:
+    outcomes: list[ExperimentOutcome] = field(default_factory=list)
+    failed_runs: list[tuple[str, str]] = field(default_factory=list)
+    elapsed: float = 0.0
+    out: Path | None = None
+
+    @property
+    def claims(self) -> list[ClaimResult]:
+        return [c for o in self.outcomes for c in o.claims]
+
+
+def _data(e: Experiment, keys: set[str], out: Path) -> Data:
+    runs = results.load(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
+    ts = ev = None
+    if BY_ID[e.data_id].timeseries:
+        ts = results.load_timeseries(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
+    return Data(runs=runs, timeseries=ts, cc_events=ev)
+
+
+def reproduce(
+    ids: Sequence[str],
+    *,
+    out: str | Path = "ccsim-reproduce",
+    quick: bool = False,
+    runs: int | None = None,
+    jobs: int | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    force: bool = False,
+    progress: bool = True,
+) -> ReproduceReport:
+    t0 = time.perf_counter()
+    out = Path(out)
+    entries = resolve(list(ids))  # validates the ids first
+    requested = [BY_ID[i] for i in dict.fromkeys(ids)]
+    specs_by: dict[str, list[sweep.RunSpec]] = {e.id: e.specs(quick=quick, runs=runs) for e in entries}
+    all_specs = [s for e in entries for s in specs_by[e.id]]
+    ex = sweep.execute(
+        all_specs, out, jobs=jobs, backend=backend, address=address, force=force, progress=progress,
+        description="reproducing " + ", ".join(e.id for e in requested),
+    )
+    rep = ReproduceReport(out=out)
+    rep.failed_runs = [(s.experiment, msg) for s, msg in ex.failed]
+    data: dict[str, Data] = {}
+    for e in entries:
+        keys = {s.key for s in specs_by[e.data_id]}
+        data[e.id] = _data(e, keys, out)
+    for e in requested:
+        d = data[e.id]
+        d.others = {n: data[n] for n in e.needs}
+        outcome = ExperimentOutcome(e, int(d.runs["key"].nunique()), float(d.runs.drop_duplicates("key")["wall_seconds"].sum()), None, [])
+        if d.runs.empty:
+            outcome.error = "no successful runs"
+        else:
+            stem = out / "figures" / e.id
+            try:
+                e.plot(d, stem)
+                outcome.figure = stem.with_suffix(".png")
+            except Exception as exc:  # a figure that cannot be drawn is reported
+                outcome.error = f"figure: {type(exc).__name__}: {exc}"
+            outcome.claims = [evaluate(e.id, c, d) for c in e.claims]
+        rep.outcomes.append(outcome)
+    rep.elapsed = time.perf_counter() - t0
+    write_report(rep, quick=quick)
+    return rep
+
+
+def write_report(rep: ReproduceReport, *, quick: bool) -> None:
+    out = rep.out
+    assert out is not None
+    mode = "quick (reduced durations and repetitions: a first look, not the paper's set-up)" if quick else "full"
+    n_pass = sum(c.status == "PASS" for c in rep.claims)
+    md = [
+        "# ccsim reproduction report",
+        "",
+        f"Mode: {mode}. Claims: {n_pass} of {len(rep.claims)} hold. Wall time: {rep.elapsed:.1f} s.",
+        "",
+        "A claim that does not hold is reported as not holding, with the likely reason; the models were not tuned "
+        "to make claims pass (experiments.md).",
+        "",
+        "| experiment | claim | status | measured |",
+        "|---|---|---|---|",
+    ]
+    for c in rep.claims:
+        md.append(f"| {c.experiment} | {c.claim} | **{c.status}** | {c.measured} |")
+    if rep.failed_runs:
+        md += ["", "## Failed runs", ""] + [f"- {e}: {m}" for e, m in rep.failed_runs]
+    for o in rep.outcomes:
+        e = o.experiment
+        md += ["", f"## {e.id}: {e.title}", "", f"Source: {e.source}.", "", f"Set-up: {e.setup}", ""]
+        md.append(f"Runs: {o.runs}; simulation time {o.sim_seconds:.2f} s.")
+        if o.error:
+            md += ["", f"Error: {o.error}"]
+        if o.figure:
+            md += ["", f"![{e.id}](figures/{e.id}.png)"]
+        for c in o.claims:
+            md += ["", f"- **{c.status}** ({c.claim}): {c.text}", f"  - measured: {c.measured}"]
+            if c.reason:
+                md.append(f"  - likely reason: {c.reason}")
+    (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+
+    def esc(s: str) -> str:
+        return html.escape(str(s))
+
+    rows = "\n".join(
+        f"<tr class='{c.status.lower()}'><td>{esc(c.experiment)}</td><td>{esc(c.claim)}</td><td>{esc(c.status)}</td>"
+        f"<td>{esc(c.measured)}</td><td>{esc(c.reason)}</td></tr>"
+        for c in rep.claims
+    )
+    sections = []
+    for o in rep.outcomes:
+        e = o.experiment
+        claims = "".join(
+            f"<li><b class='{c.status.lower()}'>{esc(c.status)}</b> {esc(c.text)}<br>measured: {esc(c.measured)}"
+            + (f"<br><i>likely reason: {esc(c.reason)}</i>" if c.reason else "")
+            + "</li>"
+            for c in o.claims
+        )
+        img = f"<img src='figures/{esc(e.id)}.png' alt='{esc(e.id)}'>" if o.figure else ""
+        err = f"<p class='fail'>Error: {esc(o.error)}</p>" if o.error else ""
+        sections.append(
+            f"<section><h2>{esc(e.id)}: {esc(e.title)}</h2><p>Source: {esc(e.source)}.</p><p>Set-up: {esc(e.setup)}</p>"
+            f"<p>Runs: {o.runs}; simulation time {o.sim_seconds:.2f} s.</p>{err}{img}<ul>{claims}</ul></section>"
+        )
+    page = f"""<!doctype html><html><head><meta charset='utf-8'><title>ccsim reproduction report</title>
+<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}td,th{{border:1px solid #ccc;padding:4px;vertical-align:top}}
+table{{border-collapse:collapse}}.pass{{color:#070}}.fail,.error{{color:#b00}}img{{max-width:100%}}</style></head><body>
+<h1>ccsim reproduction report</h1><p>Mode: {esc(mode)}. Claims: {n_pass} of {len(rep.claims)} hold. Wall time: {rep.elapsed:.1f} s.</p>
+<table><tr><th>experiment</th><th>claim</th><th>status</th><th>measured</th><th>likely reason (if not)</th></tr>{rows}</table>
+{''.join(sections)}</body></html>"""
+    (out / "report.html").write_text(page, encoding="utf-8")

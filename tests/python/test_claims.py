@@ -1,0 +1,203 @@
+"""The claims logic on synthetic data: a claim must PASS on data that satisfies it and FAIL
+on data that does not. No simulation runs here."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ccsim.experiments import BY_ID, CATALOGUE
+from ccsim.experiments.claims import Data, evaluate
+
+IDS = ["e1-fig6", "e1-fig7", "e1-fig8", "e2-fig2", "e2-fig3", "e3-fig4", "e3-fig5", "e3-fig6", "e3-fig8",
+       "e3-fig10", "e3-fig12", "e5-mathis", "e5-cardwell"]
+
+
+def test_catalogue_has_every_seed_figure_with_claims():
+    assert [e.id for e in CATALOGUE] == IDS
+    for e in CATALOGUE:
+        assert e.claims, e.id
+        assert e.title and e.source and e.setup
+        if not e.runs_from:
+            assert e.specs(quick=True), e.id
+            assert len(e.specs()) >= len(e.specs(quick=True))
+
+
+def test_e2_uses_the_papers_repetitions_and_buffers():
+    specs = BY_ID["e2-fig2"].specs()
+    assert len(specs) == 18 * 10
+    assert {s.tags["buffer_bdp"] for s in specs} == set(range(1, 19))
+    assert {s.scenario["bottleneck"]["buffer"] for s in specs} == {f"{b}bdp" for b in range(1, 19)}
+    assert {s.seed for s in specs} == set(range(1, 11))
+
+
+def _rows(records):
+    """Per-flow rows as results.load returns them (one key per run)."""
+    df = pd.DataFrame(records)
+    if "key" not in df:
+        df["key"] = [f"k{i // df.attrs.get('flows', 1)}" for i in range(len(df))]
+    return df
+
+
+def _e1(total_ucc_over_newreno: float, n2_next_to_ucc: float = 4.0, n2_next_to_delay: float = 8.0) -> Data:
+    """Two flows per run: flow 0 = X, flow 1 = NewReno (or X for fig. 6)."""
+    recs, k = [], 0
+    for cc, loss, seed in itertools.product(["newreno", "chd", "cdg", "ucc"], [0.0, 0.005, 0.01, 0.02, 0.05], [1, 2]):
+        nr_total = 4.0 if loss > 0 else 9.5
+        total = nr_total * (total_ucc_over_newreno if cc == "ucc" and loss > 0 else 1.0)
+        n2 = {"ucc": n2_next_to_ucc, "newreno": 4.0}.get(cc, n2_next_to_delay if loss == 0 else 4.0)
+        if cc == "newreno" and loss == 0:
+            n2 = 4.75
+        for flow, thr in [(0, total - n2), (1, n2)]:
+            recs.append(dict(key=f"k{k}", cc=cc, loss=loss, seed=seed, flow=flow, throughput_mbps=thr,
+                             total_throughput_mbps=total))
+        k += 1
+    return Data(runs=pd.DataFrame(recs))
+
+
+@pytest.mark.parametrize("ratio,expected", [(3.0, "PASS"), (1.1, "FAIL")])
+def test_e1_fig6_ucc_improvement(ratio, expected):
+    res = evaluate("e1-fig6", BY_ID["e1-fig6"].claims[0], _e1(ratio))
+    assert res.status == expected, res.measured
+    assert ("likely reason" and res.reason) if expected == "FAIL" else res.reason == ""
+
+
+@pytest.mark.parametrize("n2,expected", [(4.0, "PASS"), (1.0, "FAIL")])
+def test_e1_fig7_friendliness(n2, expected):
+    res = evaluate("e1-fig7", BY_ID["e1-fig7"].claims[0], _e1(2.0, n2_next_to_ucc=n2))
+    assert res.status == expected, res.measured
+
+
+@pytest.mark.parametrize("n2,expected", [(8.0, "PASS"), (4.8, "FAIL")])
+def test_e1_fig7_delay_based_pressed(n2, expected):
+    res = evaluate("e1-fig7", BY_ID["e1-fig7"].claims[1], _e1(2.0, n2_next_to_delay=n2))
+    assert res.status == expected, res.measured
+
+
+def _e2(x_small, c_small, x_large, c_large, total_large=9.6) -> Data:
+    recs, k = [], 0
+    for b, seed in itertools.product(range(1, 19), [1, 2]):
+        small = b <= 3
+        x, c = (x_small, c_small) if small else (x_large, c_large)
+        tot = 9.6 if small else total_large
+        scale = tot / (x + c)
+        for flow, thr in [(0, x * scale), (1, c * scale)]:
+            recs.append(dict(key=f"k{k}", buffer_bdp=b, seed=seed, flow=flow, cc="bbr" if flow == 0 else "cubic",
+                             throughput_mbps=thr, total_throughput_mbps=tot))
+        k += 1
+    return Data(runs=pd.DataFrame(recs))
+
+
+def test_e2_claims_pass_and_fail():
+    fig2 = BY_ID["e2-fig2"].claims
+    paperlike = _e2(8, 1, 3, 5, total_large=8.5)
+    assert [evaluate("e2-fig2", c, paperlike).status for c in fig2] == ["PASS", "PASS", "PASS"]
+    flat = _e2(5, 4.6, 6, 3.6, total_large=9.6)
+    assert [evaluate("e2-fig2", c, flat).status for c in fig2] == ["FAIL", "FAIL", "FAIL"]
+    fig3 = BY_ID["e2-fig3"].claims
+    plus = _e2(8, 1, 5.5, 4.1, total_large=9.6)
+    assert [evaluate("e2-fig3", c, plus).status for c in fig3] == ["PASS", "PASS", "PASS"]
+    assert evaluate("e2-fig3", fig3[2], _e2(8, 1, 3, 6.6)).status == "FAIL"
+    assert evaluate("e2-fig3", fig3[0], _e2(8, 1, 3, 5, total_large=8.0)).status == "FAIL"
+
+
+def _e3(amplitude: float, share: float, rtprop_ratio: float = 0.2, seeds=(1,)) -> Data:
+    """Two flows over 120 s in 1 s bins; flow 0's throughput swings with `amplitude`."""
+    recs, runs = [], []
+    for seed in seeds:
+        key = f"s{seed}"
+        t = np.arange(1, 121, dtype=float)
+        x = np.clip(share * 9.6 * (1 + amplitude * np.sin(2 * np.pi * t / 10)), 0, 9.6)
+        c = 9.6 - x
+        for flow, series in [(0, x), (1, c)]:
+            for ti, v in zip(t, series):
+                recs.append(dict(key=key, time_s=ti, flow=flow, cc="bbr" if flow == 0 else "cubic", goodput_mbps=v,
+                                 srtt_ms=200.0, rtprop_ms=200.0 * rtprop_ratio))
+            runs.append(dict(key=key, seed=seed, flow=flow, cc="bbr" if flow == 0 else "cubic",
+                             throughput_mbps=float(series.mean()),
+                             jain_index=float((x.mean() + c.mean()) ** 2 / (2 * (x.mean() ** 2 + c.mean() ** 2)))))
+    return Data(runs=pd.DataFrame(runs), timeseries=pd.DataFrame(recs))
+
+
+def test_e3_swing_and_fairness_claims():
+    c4 = BY_ID["e3-fig4"].claims[0]
+    assert evaluate("e3-fig4", c4, _e3(0.8, 0.2)).status == "PASS"
+    assert evaluate("e3-fig4", c4, _e3(0.05, 0.5)).status == "FAIL"
+    c5 = BY_ID["e3-fig5"].claims[0]
+    d5 = _e3(0.1, 0.45)
+    d5.others = {"e3-fig4": _e3(0.8, 0.2)}
+    assert evaluate("e3-fig5", c5, d5).status == "PASS"
+    d5bad = _e3(0.9, 0.15)
+    d5bad.others = {"e3-fig4": _e3(0.8, 0.2)}
+    assert evaluate("e3-fig5", c5, d5bad).status == "FAIL"
+
+
+def test_e3_rtprop_claims():
+    c8 = BY_ID["e3-fig8"].claims[1]
+    d8 = _e3(0.2, 0.7, rtprop_ratio=0.9)
+    # plain BBR's RTprop reaches half the RTT only at its 10 s expiry
+    plain = _e3(0.8, 0.2, rtprop_ratio=0.2)
+    plain.timeseries.loc[plain.timeseries.time_s >= 10, "rtprop_ms"] = 150.0
+    d8.others = {"e3-fig4": plain, "e3-fig5": _e3(0.1, 0.45)}
+    assert evaluate("e3-fig8", c8, d8).status == "PASS"
+    assert evaluate("e3-fig8", BY_ID["e3-fig8"].claims[0], d8).status == "PASS"
+    flat = _e3(0.2, 0.25, rtprop_ratio=0.25)
+    flat.others = d8.others
+    assert evaluate("e3-fig8", c8, flat).status == "FAIL"
+    assert evaluate("e3-fig8", BY_ID["e3-fig8"].claims[0], flat).status == "FAIL"
+    c10 = BY_ID["e3-fig10"].claims[0]
+    d10 = _e3(0.1, 0.55, rtprop_ratio=0.5)
+    d10.others = {"e3-fig8": d8}
+    assert evaluate("e3-fig10", c10, d10).status == "PASS"
+    d10.others = {"e3-fig8": _e3(0.1, 0.5, rtprop_ratio=0.3)}
+    assert evaluate("e3-fig10", c10, d10).status == "FAIL"
+
+
+def _solo(a: str, ta: float, b: str, tb: float) -> Data:
+    return Data(runs=pd.DataFrame([dict(key="a", cc=a, throughput_mbps=ta, flow=0, seed=1),
+                                   dict(key="b", cc=b, throughput_mbps=tb, flow=0, seed=1)]))
+
+
+def test_solo_throughput_claims():
+    c6, c12 = BY_ID["e3-fig6"].claims[0], BY_ID["e3-fig12"].claims[0]
+    assert evaluate("e3-fig6", c6, _solo("bbr", 94, "bbr-expire", 80)).status == "PASS"
+    assert evaluate("e3-fig6", c6, _solo("bbr", 94, "bbr-expire", 93.9)).status == "FAIL"
+    assert evaluate("e3-fig12", c12, _solo("bbr", 94, "bbr-rtprop", 93)).status == "PASS"
+    assert evaluate("e3-fig12", c12, _solo("bbr", 94, "bbr-rtprop", 70)).status == "FAIL"
+
+
+def test_mathis_and_cardwell_claims():
+    from ccsim.experiments.catalogue import mathis_mbps
+
+    def mathis_rows(scale):
+        recs = []
+        for i, p in enumerate([1e-3, 1e-2, 5e-2]):
+            model = mathis_mbps(1448, 0.042, p)
+            recs.append(dict(key=f"k{i}", cc="newreno", loss=p, flow=0, throughput_mbps=min(9.6, model) * scale,
+                             rtt_mean_ms=42.0))
+        return Data(runs=pd.DataFrame(recs))
+
+    c = BY_ID["e5-mathis"].claims[0]
+    assert evaluate("e5-mathis", c, mathis_rows(1.05)).status == "PASS"
+    assert evaluate("e5-mathis", c, mathis_rows(0.4)).status == "FAIL"
+
+    def cardwell(cubic, bbr):
+        recs = []
+        for i, p in enumerate([1e-5, 1e-4, 1e-3, 1e-2, 5e-2, 0.2]):
+            recs.append(dict(key=f"c{i}", cc="cubic", loss=p, flow=0, throughput_mbps=cubic[i]))
+            recs.append(dict(key=f"b{i}", cc="bbr", loss=p, flow=0, throughput_mbps=bbr[i]))
+        return Data(runs=pd.DataFrame(recs))
+
+    good = cardwell([90, 40, 4, 1, 0.5, 0.1], [95, 95, 94, 90, 80, 20])
+    bad = cardwell([90, 85, 60, 10, 1, 0.1], [95, 90, 60, 30, 10, 1])
+    cc, cb = BY_ID["e5-cardwell"].claims
+    assert (evaluate("e5", cc, good).status, evaluate("e5", cb, good).status) == ("PASS", "PASS")
+    assert (evaluate("e5", cc, bad).status, evaluate("e5", cb, bad).status) == ("FAIL", "FAIL")
+
+
+def test_a_check_that_cannot_be_evaluated_is_reported_as_error():
+    res = evaluate("e1-fig6", BY_ID["e1-fig6"].claims[0], Data(runs=pd.DataFrame({"key": []})))
+    assert res.status == "ERROR" and res.reason

@@ -1,0 +1,296 @@
+"""The result store: layout, column types, tags, time series, load(), query() and `ccsim query`."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import time
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pandas.testing as pdt
+import pyarrow.parquet as pq
+import pytest
+
+import ccsim
+from ccsim import results
+from ccsim.cli import cli
+from ccsim.sweep import RunSpec, execute, expand
+
+from _support import base_scenario
+
+
+def _part(out: Path, table: str, experiment: str) -> Path:
+    return Path(out) / table / f"experiment={experiment}"
+
+
+@pytest.fixture
+def stored(tmp_path):
+    """A store with one experiment of 2 losses x 2 algorithms x 2 seeds, with time series."""
+    specs = expand(base_scenario(), {"bottleneck.loss": [0, 0.01], "flows.0.cc": ["cubic", "bbr"]},
+                   runs=2, experiment="grid", timeseries=True)
+    report = execute(specs, tmp_path, jobs=2, progress=False)
+    assert report.ran == 8 and not report.failed
+    return tmp_path, specs
+
+
+# -- layout and files ---------------------------------------------------------------------------
+
+
+def test_layout_one_file_per_run_and_table(stored):
+    out, specs = stored
+    for table in ("runs", "timeseries", "cc_events"):
+        names = sorted(p.name for p in _part(out, table, "grid").iterdir())
+        assert names == sorted(f"{s.key}.parquet" for s in specs), table
+    assert not [p for p in out.rglob(".*")]  # no temporary files left
+    f = pq.read_table(_part(out, "runs", "grid") / f"{specs[0].key}.parquet")
+    assert f.column_names[:5] == ["key", "seed", "bottleneck_loss", "flows_0_cc", "run"]
+    assert "experiment" not in f.column_names  # it is the partition
+    meta = json.loads(f.schema.metadata[b"ccsim"])
+    assert meta["key"] == specs[0].key and meta["seed"] == specs[0].seed
+    assert meta["tags"] == specs[0].tags and meta["experiment"] == "grid"
+    assert meta["scenario"]["bottleneck"]["loss"] == 0 and meta["scenario"]["tcp"]["mss"] == 1448  # normalised
+    ts = pq.read_table(_part(out, "timeseries", "grid") / f"{specs[0].key}.parquet")
+    assert ts.column_names[:6] == ["key", "seed", "bottleneck_loss", "flows_0_cc", "run", "time_s"]
+
+
+def test_tag_types_are_stable_across_runs_and_calls(tmp_path):
+    sc = base_scenario()
+    specs = [
+        RunSpec("types", sc, seed=1, tags={"loss": 0, "cc": "cubic", "flag": True, "n": 2, "maybe": None,
+                                            "mix": 1, "params": {"beta": 0.7}}),
+        RunSpec("types", sc, seed=2, tags={"loss": 0.01, "cc": "bbr", "flag": False, "n": 3, "maybe": 1.5,
+                                            "mix": "auto", "params": {"beta": 0.8}}),
+    ]
+    execute(specs, tmp_path, jobs=1, progress=False)
+    expected = {"loss": "double", "cc": "string", "flag": "bool", "n": "int64", "maybe": "double",
+                "mix": "string", "params": "string"}
+    for s in specs:
+        schema = pq.read_schema(_part(tmp_path, "runs", "types") / f"{s.key}.parquet")
+        assert {c: str(schema.field(c).type) for c in expected} == expected
+    # A later call with an integer loss keeps the column float.
+    later = RunSpec("types", sc, seed=3, tags={"loss": 1, "cc": "x", "flag": True, "n": 4, "maybe": None,
+                                              "mix": 2, "params": {}})
+    execute([later], tmp_path, jobs=1, progress=False)
+    schema = pq.read_schema(_part(tmp_path, "runs", "types") / f"{later.key}.parquet")
+    assert str(schema.field("loss").type) == "double" and str(schema.field("mix").type) == "string"
+    df = results.load(tmp_path, "types").drop_duplicates("key")
+    assert df["loss"].dtype == "float64" and list(df["loss"]) == [0.0, 0.01, 1.0]
+    assert list(df["cc"]) == ["cubic", "bbr", "x"]  # the tag keeps its name ...
+    assert set(df["flow_cc"]) == {"cubic"}  # ... and the flows' algorithm column is renamed
+    assert list(df["mix"]) == ["1", "auto", "2"]
+    assert list(df["params"]) == ['{"beta": 0.7}', '{"beta": 0.8}', "{}"]
+    assert df["flag"].dtype == bool and df["n"].dtype == "int64"
+    assert df["maybe"].isna().tolist() == [True, False, True]
+
+
+def test_tag_names_become_column_names(tmp_path):
+    sc = base_scenario()
+    sc["flows"] = [{"cc": "newreno"}, {"cc": "bbr"}]
+    spec = RunSpec("names", sc, seed=1, timeseries=True,
+                   tags={"bottleneck.loss": 0.0, "flows[1].cc": "bbr", "flows.0.params.beta": 700, "run": 0,
+                         "cc": "bbr", "events": "e"})
+    execute([spec], tmp_path, jobs=1, progress=False)
+    df = results.load(tmp_path)
+    assert list(df.columns[:9]) == ["experiment", "key", "seed", "bottleneck_loss", "flows_1_cc",
+                                    "flows_0_params_beta", "run", "cc", "events"]
+    # A tag shadows the result column of the same name, which is renamed.
+    assert list(df["cc"]) == ["bbr", "bbr"] and list(df["flow_cc"]) == ["newreno", "bbr"]
+    assert list(df["events"]) == ["e", "e"] and (df["run_events"] > 0).all()
+    ts = results.load_timeseries(tmp_path, "names")
+    assert set(ts["cc"]) == {"bbr"} and set(ts["flow_cc"]) == {"newreno", "bbr"}
+    ev = results.load_cc_events(tmp_path, "names")
+    assert "flow_cc" in ev.columns and "cc" in ev.columns
+    for bad in ("key", "experiment", "status", "error"):
+        with pytest.raises(ValueError, match="reserved"):
+            RunSpec("names", sc, seed=1, tags={bad: 1})
+
+
+def test_changed_tags_are_rewritten_without_rerunning(stored):
+    out, specs = stored
+    before = {p.name: p.stat().st_mtime_ns for p in _part(out, "runs", "grid").iterdir()}
+    retagged = [RunSpec(s.experiment, s.scenario, s.seed, {**s.tags, "variant": "v2", "cc": s.tags["flows.0.cc"]},
+                        s.timeseries) for s in specs]
+    report = execute(retagged, out, jobs=2, progress=False)
+    assert (report.ran, report.skipped) == (0, 8)
+    df = results.load(out, "grid")
+    assert set(df["variant"]) == {"v2"} and len(df) == 16
+    assert (df["cc"] == df["flows_0_cc"]).all() and set(df["flow_cc"]) == {"cubic", "bbr"}
+    ts = results.load_timeseries(out, "grid")
+    assert set(ts["variant"]) == {"v2"} and "flow_cc" in ts.columns
+    # Dropping the cc tag again gives the flows' column its name back.
+    plain = execute(specs, out, jobs=2, progress=False)
+    assert plain.ran == 0
+    df = results.load(out, "grid")
+    assert "flow_cc" not in df.columns and "variant" not in df.columns and set(df["cc"]) == {"cubic", "bbr"}
+    execute(retagged, out, jobs=2, progress=False)
+    after = {p.name: p.stat().st_mtime_ns for p in _part(out, "runs", "grid").iterdir()}
+    assert after.keys() == before.keys()
+    again = execute(retagged, out, jobs=2, progress=False)  # unchanged tags: nothing rewritten
+    assert again.ran == 0
+    assert {p.name: p.stat().st_mtime_ns for p in _part(out, "runs", "grid").iterdir()} == after
+
+
+def test_timeseries_run_replaces_the_same_run_without(tmp_path):
+    plain = expand(base_scenario(), {"bottleneck.loss": [0, 0.01]}, experiment="ts")
+    with_ts = expand(base_scenario(), {"bottleneck.loss": [0, 0.01]}, experiment="ts", timeseries=True)
+    assert [s.key for s in plain] != [s.key for s in with_ts]
+    execute(plain, tmp_path, jobs=1, progress=False)
+    with pytest.raises(FileNotFoundError, match="no time series stored"):
+        results.load_timeseries(tmp_path, "ts")
+    report = execute(with_ts, tmp_path, jobs=1, progress=False)
+    assert report.ran == 2
+    names = sorted(p.name for p in _part(tmp_path, "runs", "ts").iterdir())
+    assert names == sorted(f"{s.key}.parquet" for s in with_ts)  # no duplicate runs
+    again = execute(plain, tmp_path, jobs=1, progress=False)  # stored with time series: a superset
+    assert (again.ran, again.skipped) == (0, 2) and again.keys == [s.key for s in with_ts]
+    assert len(results.load(tmp_path, "ts")) == 4
+
+
+def test_duplicate_specs_run_once(tmp_path):
+    spec = RunSpec("dup", base_scenario(), seed=1, tags={"a": 1})
+    report = execute([spec, spec], tmp_path, jobs=2, progress=False)
+    assert (report.total, report.ran, report.skipped) == (2, 1, 1) and report.keys == [spec.key] * 2
+    with pytest.raises(ValueError, match="same run"):
+        execute([spec, RunSpec("dup", base_scenario(), seed=1, tags={"a": 2})], tmp_path, progress=False)
+
+
+def test_stale_temporary_files_are_removed(tmp_path):
+    d = _part(tmp_path, "runs", "tmp")
+    d.mkdir(parents=True)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = d / f".abc.parquet.tmp-{dead.pid}-0a1b2c3d"
+    live = d / f".abd.parquet.tmp-{os.getpid()}-0a1b2c3d"
+    stale.write_bytes(b"partial")
+    live.write_bytes(b"in progress")
+    execute(expand(base_scenario(), {}, experiment="tmp"), tmp_path, jobs=1, progress=False)
+    assert not stale.exists() and live.exists()
+    assert len(results.load(tmp_path, "tmp")) == 2  # temporary files are never read
+
+
+# -- load ---------------------------------------------------------------------------------------
+
+
+def test_load_selects_experiments_and_keys(tmp_path):
+    a = expand(base_scenario(), {"bottleneck.loss": [0, 0.01]}, experiment="a")
+    b = expand(base_scenario(), {"flows.0.cc": ["bbr"]}, runs=2, experiment="b")
+    execute(a + b, tmp_path, jobs=2, progress=False)
+    both = results.load(tmp_path)
+    assert list(dict.fromkeys(both["experiment"])) == ["a", "b"] and len(both) == 2 * 2 + 2 * 2
+    assert pd.isna(both.loc[both["experiment"] == "a", "flows_0_cc"]).all()
+    pdt.assert_frame_equal(results.load(tmp_path, ["a", "b"]), both)
+    only_b = results.load(tmp_path, "b")
+    assert set(only_b["experiment"]) == {"b"} and "bottleneck_loss" not in only_b.columns
+    one = results.load(tmp_path, keys=[a[1].key])
+    assert set(one["key"]) == {a[1].key} and len(one) == 2
+    with pytest.raises(FileNotFoundError, match=r"no experiment 'c'.*stored: a, b"):
+        results.load(tmp_path, "c")
+    with pytest.raises(FileNotFoundError, match="no such directory"):
+        results.load(tmp_path / "nope")
+
+
+def test_load_warns_about_stale_runs_with_the_same_tags(tmp_path):
+    execute(expand(base_scenario(), {"bottleneck.loss": [0]}, experiment="s"), tmp_path, jobs=1, progress=False)
+    sc = base_scenario()
+    sc["duration"] = "2s"  # the experiment's definition changed, its tags did not
+    report = execute(expand(sc, {"bottleneck.loss": [0]}, experiment="s"), tmp_path, jobs=1, progress=False)
+    with pytest.warns(UserWarning, match="share their tags and seed"):
+        results.load(tmp_path, "s")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = results.load(tmp_path, "s", keys=report.keys)
+    assert set(df["sim_seconds"]) == {2.0}
+
+
+def test_load_timeseries_and_events_match_direct_run(stored):
+    out, specs = stored
+    spec = next(s for s in specs if s.tags["flows.0.cc"] == "bbr" and s.tags["bottleneck.loss"] == 0.01)
+    direct = ccsim.run(spec.scenario, seed=spec.seed)
+    ts = results.load_timeseries(out, "grid", spec.key)
+    assert list(ts.columns[:6]) == ["experiment", "key", "seed", "bottleneck_loss", "flows_0_cc", "run"]
+    assert set(ts["key"]) == {spec.key} and set(ts["flows_0_cc"]) == {"bbr"}
+    body = ts[list(direct.timeseries.columns)].reset_index(drop=True)
+    pdt.assert_frame_equal(body, direct.timeseries.assign(cc=direct.timeseries["cc"].astype(str)),
+                           check_dtype=False)
+    ev = results.load_cc_events(out, "grid", spec.key)
+    assert len(ev) == len(direct.cc_events)
+    all_ts = results.load_timeseries(out, "grid")
+    assert all_ts["key"].nunique() == 8 and len(all_ts) == 8 * len(direct.timeseries)
+    two = results.load_timeseries(out, "grid", keys=[specs[0].key, spec.key])
+    assert set(two["key"]) == {specs[0].key, spec.key}
+    assert set(results.load_cc_events(out, "grid", keys=[spec.key])["key"]) <= {spec.key}
+    with pytest.raises(FileNotFoundError, match="no time series stored for run 0000"):
+        results.load_timeseries(out, "grid", "0000000000000000")
+
+
+# -- query ----------------------------------------------------------------------------------------
+
+_SQL = ("SELECT bottleneck_loss, flows_0_cc, avg(total_throughput_mbps) AS mbps, count(DISTINCT key) AS n "
+        "FROM runs WHERE flow = 0 GROUP BY ALL ORDER BY ALL")
+
+
+def test_query_aggregates_over_runs(stored):
+    out, _ = stored
+    got = results.query(out, _SQL)
+    df = results.load(out)
+    want = (df[df["flow"] == 0].groupby(["bottleneck_loss", "flows_0_cc"], as_index=False)
+            .agg(mbps=("total_throughput_mbps", "mean"), n=("key", "nunique")))
+    assert list(got.columns) == ["bottleneck_loss", "flows_0_cc", "mbps", "n"]
+    assert got["mbps"].tolist() == pytest.approx(want["mbps"].tolist())
+    assert got["n"].tolist() == [2, 2, 2, 2]
+    assert results.query(out, "SELECT DISTINCT experiment FROM runs")["experiment"].tolist() == ["grid"]
+    n_ts = results.query(out, "SELECT count(*) AS n FROM timeseries")["n"].iloc[0]
+    assert n_ts == len(results.load_timeseries(out, "grid"))
+    results.query(out, "SELECT count(*) FROM cc_events")
+
+
+def test_query_sees_failed_runs(tmp_path):
+    bad = base_scenario()
+    bad["bottleneck"]["loss"] = 7
+    execute([RunSpec("f", base_scenario(), seed=1), RunSpec("f", bad, seed=1)], tmp_path, jobs=1, progress=False)
+    failed = results.query(tmp_path, "SELECT experiment, seed, error FROM failed")
+    assert failed["experiment"].tolist() == ["f"] and "bottleneck.loss" in failed["error"].iloc[0]
+
+
+def test_cli_query_prints_a_table(stored, runner):
+    out, _ = stored
+    res = runner.invoke(cli, ["query", str(out), _SQL])
+    assert res.exit_code == 0, res.output
+    want = results.query(out, _SQL)
+    for word in ("bottleneck_loss", "flows_0_cc", "mbps", "bbr", "cubic", "4 rows"):
+        assert word in res.stdout, word
+    assert f"{want['mbps'].iloc[0]:.6g}" in res.stdout
+    csv = runner.invoke(cli, ["query", str(out), _SQL, "--format", "csv"])
+    assert csv.exit_code == 0
+    pdt.assert_frame_equal(pd.read_csv(io.StringIO(csv.stdout)), want, check_dtype=False)
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("SELEC 1", "error: query failed: Parser Error: syntax error"),
+        ("SELECT nope FROM runs", 'error: query failed: Binder Error: Referenced column "nope" not found'),
+        ("SELECT * FROM missing_table", "error: query failed: Catalog Error"),
+    ],
+)
+def test_cli_query_bad_sql_is_one_error_line(stored, runner, sql, expected):
+    out, _ = stored
+    res = runner.invoke(cli, ["query", str(out), sql])
+    assert res.exit_code == 2
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(expected), res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_cli_query_missing_directory(runner, tmp_path):
+    res = runner.invoke(cli, ["query", str(tmp_path / "nope"), "SELECT 1"])
+    assert res.exit_code == 2
+    assert res.stderr == f"error: {tmp_path / 'nope'}: no such directory\n"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = runner.invoke(cli, ["query", str(empty), "SELECT 1"])
+    assert res.exit_code == 2 and "no stored runs" in res.stderr and len(res.stderr.splitlines()) == 1
