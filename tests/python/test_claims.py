@@ -114,7 +114,7 @@ def _e3(amplitude: float, share: float, rtprop_ratio: float = 0.2, seeds=(1,)) -
         c = 9.6 - x
         for flow, series in [(0, x), (1, c)]:
             for ti, v in zip(t, series):
-                recs.append(dict(key=key, time_s=ti, flow=flow, cc="bbr" if flow == 0 else "cubic", goodput_mbps=v,
+                recs.append(dict(key=key, time_s=ti, flow=flow, cc="bbr" if flow == 0 else "cubic", delivery_rate_mbps=v,
                                  srtt_ms=200.0, rtprop_ms=200.0 * rtprop_ratio))
             runs.append(dict(key=key, seed=seed, flow=flow, cc="bbr" if flow == 0 else "cubic",
                              throughput_mbps=float(series.mean()),
@@ -137,22 +137,30 @@ def test_e3_swing_and_fairness_claims():
 
 def test_e3_rtprop_claims():
     c8 = BY_ID["e3-fig8"].claims[1]
-    d8 = _e3(0.2, 0.7, rtprop_ratio=0.9)
-    # plain BBR's RTprop reaches half the RTT only at its 10 s expiry
-    plain = _e3(0.8, 0.2, rtprop_ratio=0.2)
-    plain.timeseries.loc[plain.timeseries.time_s >= 10, "rtprop_ms"] = 150.0
+    # The RTT rises at 5 s (a queue builds); with RTprop update RTprop follows at once, plain
+    # BBR's only at its 10 s expiry.
+    def rising(data, rtprop_after, follow_at):
+        ts = data.timeseries
+        ts.loc[ts.time_s < 5, ["srtt_ms", "rtprop_ms"]] = 40.0
+        ts.loc[ts.time_s >= 5, "srtt_ms"] = 200.0
+        ts.loc[ts.time_s >= 5, "rtprop_ms"] = 40.0
+        ts.loc[ts.time_s >= follow_at, "rtprop_ms"] = rtprop_after
+        return data
+
+    plain = rising(_e3(0.8, 0.2), 150.0, 15)
+    d8 = rising(_e3(0.2, 0.7), 180.0, 6)
     d8.others = {"e3-fig4": plain, "e3-fig5": _e3(0.1, 0.45)}
     assert evaluate("e3-fig8", c8, d8).status == "PASS"
     assert evaluate("e3-fig8", BY_ID["e3-fig8"].claims[0], d8).status == "PASS"
-    flat = _e3(0.2, 0.25, rtprop_ratio=0.25)
+    flat = rising(_e3(0.2, 0.25), 180.0, 15)  # follows only after 10 s
     flat.others = d8.others
     assert evaluate("e3-fig8", c8, flat).status == "FAIL"
     assert evaluate("e3-fig8", BY_ID["e3-fig8"].claims[0], flat).status == "FAIL"
     c10 = BY_ID["e3-fig10"].claims[0]
-    d10 = _e3(0.1, 0.55, rtprop_ratio=0.5)
+    d10 = rising(_e3(0.1, 0.55), 100.0, 6)
     d10.others = {"e3-fig8": d8}
     assert evaluate("e3-fig10", c10, d10).status == "PASS"
-    d10.others = {"e3-fig8": _e3(0.1, 0.5, rtprop_ratio=0.3)}
+    d10.others = {"e3-fig8": rising(_e3(0.1, 0.5), 60.0, 6)}
     assert evaluate("e3-fig10", c10, d10).status == "FAIL"
 
 

@@ -116,7 +116,7 @@ def e3_time(d: Data, stem: Path) -> None:
     ts = _first_seed(d)
     fig, ax = plt.subplots(figsize=(8, 3.8))
     for flow, g in ts.groupby("flow"):
-        ax.plot(g["time_s"], g["goodput_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
+        ax.plot(g["time_s"], g["delivery_rate_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Mbps, 1 s bins)")
     ax.set_ylim(bottom=0)
@@ -130,7 +130,7 @@ def e3_solo(d: Data, stem: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 3.8))
     for cc, g in d.runs[d.runs.seed == d.runs.seed.min()].groupby("cc"):
         s = ts[ts.key == g["key"].iloc[0]]
-        ax.plot(s["time_s"], s["goodput_mbps"], lw=1.0, label=f"{_name(cc)} alone")
+        ax.plot(s["time_s"], s["delivery_rate_mbps"], lw=1.0, label=f"{_name(cc)} alone")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Mbps, 1 s bins)")
     ax.set_ylim(bottom=0)
@@ -143,7 +143,7 @@ def e3_rtprop(d: Data, stem: Path) -> None:
     ts = _first_seed(d)
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     for flow, g in ts.groupby("flow"):
-        a1.plot(g["time_s"], g["goodput_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
+        a1.plot(g["time_s"], g["delivery_rate_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
     a1.set_ylabel("throughput (Mbps, 1 s bins)")
     a1.set_ylim(bottom=0)
     a1.legend()
