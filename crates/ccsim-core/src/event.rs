@@ -25,6 +25,8 @@ pub enum Event {
     DelAck(u32),
     /// A flow's pacing gate may open.
     Pace(u32),
+    /// A flow's RACK reordering timer may be due.
+    RackTimer(u32),
     FlowStart(u32),
     FlowStop(u32),
     /// Record a time-series sample.

@@ -3,7 +3,7 @@
 //! accepted. Unknown keys are errors, so a typo never silently falls back to a default.
 
 use crate::cc::{self, Params};
-use crate::tcp::{Pacing, TcpConfig, HEADER_BYTES};
+use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
 use crate::units::{self, Size};
 use serde_json::{Map, Value};
@@ -188,6 +188,7 @@ const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_i
 const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss"];
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
+    "recovery",
 ];
 const FLOW_KEYS: &[&str] = &["cc", "count", "access_rate", "access_delay", "start", "stop", "size", "params"];
 
@@ -205,6 +206,7 @@ fn tcp_defaults() -> Vec<(&'static str, Value)> {
         ("timestamp_tick", Value::from("1ms")),
         ("pacing", Value::from("auto")),
         ("dupthresh", Value::from(3)),
+        ("recovery", Value::from("rfc6675")),
     ]
 }
 
@@ -238,6 +240,13 @@ fn apply_tcp_key(tcp: &mut TcpConfig, path: &str, key: &str, v: &Value) -> Resul
             }
         }
         "dupthresh" => tcp.dupthresh = int_in(path, v, 1, 1000)? as u32,
+        "recovery" => {
+            tcp.recovery = match v.as_str() {
+                Some("rfc6675") => LossDetection::Rfc6675,
+                Some("rack") => LossDetection::Rack,
+                _ => return err(path, format!("invalid value {}; accepted: \"rfc6675\" or \"rack\"", show(v))),
+            }
+        }
         _ => unreachable!(),
     }
     Ok(())
@@ -600,6 +609,15 @@ mod tests {
         v["flows"][0]["params"] = json!({"hystart": false, "beta": 512});
         let sc = Scenario::from_value(&v).unwrap();
         assert_eq!(sc.flows[0].params.get("beta"), 512.0);
+    }
+
+    #[test]
+    fn loss_detection_is_rfc6675_or_rack() {
+        let mut v = base();
+        v["tcp"] = json!({"recovery": "rack"});
+        assert_eq!(Scenario::from_value(&v).unwrap().flows[0].tcp.recovery, LossDetection::Rack);
+        let m = reject(|v| v["tcp"] = json!({"recovery": "tlp"}));
+        assert_eq!(m, "tcp.recovery: invalid value \"tlp\"; accepted: \"rfc6675\" or \"rack\"");
     }
 
     #[test]

@@ -33,6 +33,7 @@ struct Flow {
     rto_event_at: Option<Time>,
     delack_event_at: Option<Time>,
     pace_event_at: Option<Time>,
+    rack_event_at: Option<Time>,
     last_sample_acked: u64,
     last_sample_delivered: u64,
 }
@@ -103,6 +104,7 @@ impl Sim {
                 rto_event_at: None,
                 delack_event_at: None,
                 pace_event_at: None,
+                rack_event_at: None,
                 last_sample_acked: 0,
                 last_sample_delivered: 0,
             });
@@ -239,6 +241,22 @@ impl Sim {
                     self.ensure_rto_event(f);
                 }
             }
+            Event::RackTimer(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.rack_event_at == Some(now) {
+                    fl.rack_event_at = None;
+                }
+                if fl.ended_at.is_none() {
+                    if let Some(d) = fl.sender.rack_deadline {
+                        if d <= now {
+                            fl.sender.on_rack_timer(now);
+                            self.drain_cc_events(f);
+                            self.try_send(f);
+                        }
+                    }
+                    self.ensure_rack_event(f);
+                }
+            }
             Event::DelAck(f) => {
                 let fl = &mut self.flows[f as usize];
                 if fl.delack_event_at == Some(now) {
@@ -317,6 +335,7 @@ impl Sim {
                 None => break,
             }
         }
+        self.ensure_rack_event(f);
         // tcp_write_xmit ends with tcp_cwnd_validate when it sent or was cwnd-limited.
         let s = &mut self.flows[f as usize].sender;
         if s.active {
@@ -331,6 +350,11 @@ impl Sim {
     fn ensure_rto_event(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
         ensure_timer(&mut self.q, fl.sender.rto_deadline, &mut fl.rto_event_at, Event::Rto(f));
+    }
+
+    fn ensure_rack_event(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        ensure_timer(&mut self.q, fl.sender.rack_deadline, &mut fl.rack_event_at, Event::RackTimer(f));
     }
 
     fn ensure_delack_event(&mut self, f: u32) {

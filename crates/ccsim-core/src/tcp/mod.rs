@@ -78,6 +78,18 @@ pub struct TcpConfig {
     pub pacing: Pacing,
     /// Duplicate threshold for RFC 6675 loss marking.
     pub dupthresh: u32,
+    /// How losses are detected on SACK information.
+    pub recovery: LossDetection,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossDetection {
+    /// RFC 6675: a segment is lost once `dupthresh` segments above it are SACKed.
+    Rfc6675,
+    /// RACK (RFC 8985, Linux tcp_recovery.c): a segment is lost once a segment sent after it
+    /// is delivered and it is older than the latest RTT plus a reordering window. Also detects
+    /// lost retransmissions without waiting for the RTO.
+    Rack,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +116,7 @@ impl Default for TcpConfig {
             ts_tick: MS,
             pacing: Pacing::Auto,
             dupthresh: 3,
+            recovery: LossDetection::Rfc6675,
         }
     }
 }

@@ -10,7 +10,7 @@
 //! undo via DSACK or timestamps, TSO/GSO, TCP Small Queues, Nagle, the SYN handshake.
 
 use super::rtt::RttEstimator;
-use super::{AckPkt, DataPkt, Pacing, TcpConfig, HEADER_BYTES};
+use super::{AckPkt, DataPkt, LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::cc::{AckSample, CaEvent, CaState, CongestionControl, RateSample, SockState};
 use crate::stats::{Histogram, Running};
 use crate::time::{Time, SEC};
@@ -87,6 +87,24 @@ pub struct Sender {
     pub last_rs: RateSample,
     /// Timeouts since the cumulative ACK last advanced (Linux icsk_retransmits).
     rto_retries: u32,
+    rack: Rack,
+    /// When the RACK reordering timer fires (None = not armed).
+    pub rack_deadline: Option<Time>,
+}
+
+/// RACK state (Linux `tp->rack` plus the send-time-ordered queue `tsorted_sent_queue`).
+#[derive(Debug, Default)]
+struct Rack {
+    /// Send time and sequence of the most recently sent segment that has been delivered.
+    mstamp: Time,
+    end_seq: u32,
+    /// RTT of that delivery.
+    rtt: Time,
+    /// A delivery advanced the state since the last detection.
+    advanced: bool,
+    /// Transmissions in send order: (seq, send time). Entries are dropped lazily when their
+    /// segment is delivered, marked lost, or sent again.
+    tsorted: VecDeque<(u32, Time)>,
 }
 
 impl Sender {
@@ -133,6 +151,8 @@ impl Sender {
             data_segs_out: 0,
             last_rs: RateSample::default(),
             rto_retries: 0,
+            rack: Rack::default(),
+            rack_deadline: None,
         }
     }
 
@@ -273,6 +293,9 @@ impl Sender {
 
     fn emit(&mut self, seq: u32, retx: bool, now: Time) -> DataPkt {
         let len = self.seg_len(seq);
+        if self.cfg.recovery == LossDetection::Rack {
+            self.rack.tsorted.push_back((seq, now));
+        }
         if self.sk.ca_state == CaState::Recovery {
             self.prr_out += 1;
         }
@@ -330,6 +353,7 @@ impl Sender {
         let prior_snd_una = self.sk.snd_una;
         let prior_lost = self.sk.lost;
         let prior_bytes_acked = self.stats.bytes_acked;
+        let prior_sacked = self.sk.sacked_out;
         let mut rs = RateSample { prior_in_flight, ..RateSample::default() };
         let mut newly_delivered: u32 = 0;
         // RTT candidates: (first, last) send times of newly (s)acked never-retransmitted segments.
@@ -363,6 +387,7 @@ impl Sender {
                     self.sk.delivered += 1;
                     newly_delivered += 1;
                     let sent = self.seg(seq).sent;
+                    self.rack_advance(f, seq, sent, now);
                     if f & EVER_RETRANS == 0 {
                         sack_rtt = Some(match sack_rtt {
                             None => (sent, sent),
@@ -383,7 +408,6 @@ impl Sender {
 
         // 2. Cumulative ACK (tcp_clean_rtx_queue).
         let mut pkts_acked = 0u32;
-        let prior_sacked = self.sk.sacked_out;
         let mut retrans_data_acked = false;
         while self.sk.snd_una < ack.cum {
             let seq = self.sk.snd_una;
@@ -403,8 +427,9 @@ impl Sender {
             } else {
                 self.sk.delivered += 1;
                 newly_delivered += 1;
+                let sent = self.segs[0].sent;
+                self.rack_advance(f, seq, sent, now);
                 if f & EVER_RETRANS == 0 {
-                    let sent = self.segs[0].sent;
                     seq_rtt = Some(match seq_rtt {
                         None => (sent, sent),
                         Some((a, b)) => (a.min(sent), b.max(sent)),
@@ -466,7 +491,12 @@ impl Sender {
         }
 
         // 3. Loss marking and the recovery state machine (tcp_fastretrans_alert).
-        self.mark_lost();
+        match self.cfg.recovery {
+            LossDetection::Rfc6675 => self.mark_lost(),
+            LossDetection::Rack => {
+                self.rack_mark_lost(now);
+            }
+        }
         self.update_state(una_advanced);
         let newly_lost = (self.sk.lost - prior_lost) as u32;
 
@@ -543,6 +573,115 @@ impl Sender {
         // A sample shorter than min RTT is implausible (ACK compression): drop it.
         if self.sk.min_rtt != Time::MAX && (rs.interval as u64) < self.sk.min_rtt {
             rs.interval = -1;
+        }
+    }
+
+    /// tcp_rack_advance: a newly delivered segment updates the RACK send time and RTT.
+    fn rack_advance(&mut self, flags: u8, seq: u32, sent: Time, now: Time) {
+        if self.cfg.recovery != LossDetection::Rack {
+            return;
+        }
+        let rtt = now - sent;
+        // For a retransmitted segment an RTT below min RTT means the original was delivered:
+        // ambiguous, so it does not advance RACK.
+        if flags & EVER_RETRANS != 0 && self.sk.min_rtt != Time::MAX && rtt < self.sk.min_rtt {
+            return;
+        }
+        self.rack.advanced = true;
+        self.rack.rtt = rtt;
+        if sent > self.rack.mstamp || (sent == self.rack.mstamp && seq + 1 > self.rack.end_seq) {
+            self.rack.mstamp = sent;
+            self.rack.end_seq = seq + 1;
+        }
+    }
+
+    /// tcp_rack_reo_wnd: no reordering window during recovery or once DupThresh segments are
+    /// SACKed (the simulated paths never reorder, so reordering is never "seen"); otherwise
+    /// min_rtt / 4, at most srtt.
+    fn rack_reo_wnd(&self) -> Time {
+        if self.sk.ca_state >= CaState::Recovery || self.sk.sacked_out >= self.cfg.dupthresh {
+            return 0;
+        }
+        let min_rtt = if self.sk.min_rtt == Time::MAX { 0 } else { self.sk.min_rtt };
+        (min_rtt / 4).min(self.sk.srtt)
+    }
+
+    /// tcp_rack_mark_lost / tcp_rack_detect_loss: every segment sent before the most recently
+    /// delivered one and older than rack.rtt + reo_wnd is lost, including retransmissions.
+    /// Arms the reordering timer for the ones not yet old enough. Returns the number marked.
+    fn rack_mark_lost(&mut self, now: Time) -> u32 {
+        if !self.rack.advanced {
+            return 0;
+        }
+        self.rack.advanced = false;
+        let reo_wnd = self.rack_reo_wnd();
+        let mut marked = 0;
+        let mut wait: Time = 0;
+        let mut i = 0;
+        while i < self.rack.tsorted.len() {
+            let (seq, sent) = self.rack.tsorted[i];
+            // Drop entries whose segment is gone, delivered, already lost or re-sent since.
+            let live = seq >= self.sk.snd_una && seq < self.sk.snd_nxt && {
+                let s = self.seg(seq);
+                s.sent == sent && s.flags & SACKED == 0 && !(s.flags & LOST != 0 && s.flags & RETRANS == 0)
+            };
+            if !live {
+                if i == 0 {
+                    self.rack.tsorted.pop_front();
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            if !(self.rack.mstamp > sent || (self.rack.mstamp == sent && self.rack.end_seq > seq + 1)) {
+                break; // sent after the most recently delivered segment
+            }
+            let deadline = sent + self.rack.rtt + reo_wnd;
+            if deadline <= now {
+                self.rack_mark_skb_lost(seq);
+                marked += 1;
+                if i == 0 {
+                    self.rack.tsorted.pop_front();
+                } else {
+                    i += 1;
+                }
+            } else {
+                wait = wait.max(deadline - now);
+                i += 1;
+            }
+        }
+        // Linux adds TCP_TIMEOUT_MIN (2 jiffies) to the reordering timeout.
+        self.rack_deadline = if wait > 0 { Some(now + wait + 2 * crate::time::MS) } else { None };
+        marked
+    }
+
+    /// tcp_mark_skb_lost: a lost retransmission loses its RETRANS mark (so it goes out again)
+    /// and counts as a new loss.
+    fn rack_mark_skb_lost(&mut self, seq: u32) {
+        let f = self.seg(seq).flags;
+        if f & RETRANS != 0 {
+            self.seg_mut(seq).flags = f & !RETRANS;
+            self.sk.retrans_out -= 1;
+            self.sk.lost += 1;
+        } else if f & LOST == 0 {
+            self.seg_mut(seq).flags = f | LOST;
+            self.sk.lost_out += 1;
+            self.sk.lost += 1;
+        }
+        self.retx_hint = self.retx_hint.min(seq);
+    }
+
+    /// The RACK reordering timer fired (tcp_rack_reo_timeout): detect again, start recovery
+    /// if something is now lost.
+    pub fn on_rack_timer(&mut self, now: Time) {
+        self.sk.now = now;
+        self.rack_deadline = None;
+        if !self.active || self.sk.packets_out == 0 {
+            return;
+        }
+        self.rack.advanced = true;
+        if self.rack_mark_lost(now) > 0 && self.sk.ca_state < CaState::Recovery {
+            self.enter_recovery();
         }
     }
 
@@ -678,6 +817,7 @@ impl Sender {
     pub fn on_rto(&mut self, now: Time) {
         self.sk.now = now;
         self.rto_deadline = None;
+        self.rack_deadline = None;
         if !self.active || self.sk.packets_out == 0 {
             return;
         }
@@ -720,6 +860,7 @@ impl Sender {
     pub fn stop(&mut self) {
         self.active = false;
         self.rto_deadline = None;
+        self.rack_deadline = None;
     }
 
     /// Payload bytes per segment including headers, for reporting.
@@ -769,6 +910,7 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::cc::newreno::{NewReno, NewRenoConfig};
+    use crate::tcp::LossDetection;
     use crate::time::MS;
 
     fn sender(cwnd: u32) -> Sender {
@@ -926,6 +1068,72 @@ mod tests {
         assert_eq!(s.pacing_gate(0), MS);
         s.next_packet(MS).unwrap();
         assert_eq!(s.pacing_gate(MS), 2 * MS);
+    }
+
+    fn rack_sender(cwnd: u32) -> Sender {
+        let cfg = TcpConfig { initial_cwnd: cwnd, recovery: LossDetection::Rack, ..TcpConfig::default() };
+        let mut s = Sender::new(0, cfg, None, Box::new(NewReno::new(NewRenoConfig::default())));
+        s.start(0);
+        s
+    }
+
+    #[test]
+    fn rack_marks_a_hole_lost_once_three_segments_above_are_sacked() {
+        let mut s = rack_sender(10);
+        for i in 0..10 {
+            assert_eq!(s.next_packet(i * MS).map(|p| p.seq), Some(i as u32));
+        }
+        // 1 and 2 SACKed at 50/51 ms: with fewer than DupThresh SACKed and no recovery, the
+        // reordering window is min_rtt / 4, so 0 is not lost yet and the timer is armed.
+        s.on_ack(&ack(0, &[(1, 2)]), 50 * MS);
+        s.on_ack(&ack(0, &[(1, 3)]), 51 * MS);
+        assert!(!s.is_lost(0));
+        assert!(s.rack_deadline.is_some());
+        // A third SACKed segment: no reordering window; 0 (sent before 3, older than RACK's
+        // RTT) is lost and recovery starts.
+        s.on_ack(&ack(0, &[(1, 4)]), 52 * MS);
+        assert!(s.is_lost(0));
+        assert!(!s.is_lost(4), "4 was sent after the newest delivered segment");
+        assert_eq!(s.sk.ca_state, CaState::Recovery);
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn rack_reordering_timer_marks_the_hole_after_the_window() {
+        let mut s = rack_sender(4);
+        for i in 0..4 {
+            s.next_packet(i * MS).unwrap();
+        }
+        s.on_ack(&ack(0, &[(1, 2)]), 49 * MS); // RTT 48 ms; min_rtt 48 ms -> reo_wnd 12 ms
+        assert!(!s.is_lost(0));
+        // 0 was sent at 0: lost once now >= 0 + 48 + 12 ms = 60 ms; the timer adds 2 ms.
+        assert_eq!(s.rack_deadline, Some(49 * MS + 11 * MS + 2 * MS));
+        s.on_rack_timer(62 * MS);
+        assert!(s.is_lost(0));
+        assert_eq!(s.sk.ca_state, CaState::Recovery);
+        assert_eq!(send(&mut s, 62 * MS)[0], (0, true));
+    }
+
+    #[test]
+    fn rack_detects_a_lost_retransmission_without_a_timeout() {
+        let mut s = rack_sender(20);
+        send(&mut s, 0); // 0..19 at t = 0
+        s.on_ack(&ack(0, &[(1, 5)]), 50 * MS);
+        assert!(s.is_lost(0));
+        let out = send(&mut s, 50 * MS);
+        assert_eq!(out[0], (0, true)); // retransmission of 0 at 50 ms
+        // The retransmission is lost too. Segments sent with or after it are SACKed later
+        // (the new data sent at 50 ms, seqs 20..): RACK sees 0's retransmission is older than
+        // the newest delivered segment and marks it lost again, with no RTO.
+        let newest = *out.last().unwrap();
+        assert!(newest.0 >= 20, "{out:?}");
+        s.on_ack(&ack(0, &[(1, 20), (20, newest.0 + 1)]), 150 * MS);
+        assert!(s.is_lost(0));
+        assert_eq!(s.sk.retrans_out, 0, "the lost retransmission is no longer in flight");
+        let again = send(&mut s, 150 * MS);
+        assert!(again.contains(&(0, true)), "{again:?}");
+        assert_eq!(s.stats.rto_count, 0);
+        s.check_invariants().unwrap();
     }
 
     #[test]
