@@ -36,30 +36,30 @@ pub enum Event {
 /// A heap entry ordered by one 128-bit key: time in the high half, insertion sequence in the
 /// low half, so (time, insertion order) is a single integer comparison.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
+struct Entry<E> {
     key: u128,
-    ev: Event,
+    ev: E,
 }
 
-impl Entry {
+impl<E> Entry<E> {
     #[inline]
     fn time(&self) -> Time {
         (self.key >> 64) as Time
     }
 }
 
-impl PartialEq for Entry {
+impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
         self.key == o.key
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Entry {
+impl<E> Ord for Entry<E> {
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         // BinaryHeap is a max-heap: reverse so the earliest key pops first.
@@ -73,22 +73,28 @@ impl Ord for Entry {
 /// and go to a FIFO. Heap entries for the current instant were necessarily scheduled before
 /// any of them, so "heap entries at `now` first, then the FIFO" keeps the insertion order
 /// exactly.
-#[derive(Debug, Default)]
-pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
-    now_fifo: VecDeque<Event>,
+#[derive(Debug)]
+pub struct EventQueue<E = Event> {
+    heap: BinaryHeap<Entry<E>>,
+    now_fifo: VecDeque<E>,
     /// The time of the last popped event: the instant the FIFO belongs to.
     now: Time,
     seq: u64,
 }
 
-impl EventQueue {
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        EventQueue { heap: BinaryHeap::new(), now_fifo: VecDeque::new(), now: 0, seq: 0 }
+    }
+}
+
+impl<E: Copy> EventQueue<E> {
     pub fn with_capacity(n: usize) -> Self {
         EventQueue { heap: BinaryHeap::with_capacity(n), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
     }
 
     #[inline]
-    pub fn schedule(&mut self, time: Time, ev: Event) {
+    pub fn schedule(&mut self, time: Time, ev: E) {
         debug_assert!(time >= self.now, "an event in the past");
         if time == self.now {
             self.now_fifo.push_back(ev);
@@ -99,7 +105,7 @@ impl EventQueue {
     }
 
     #[inline]
-    pub fn pop(&mut self) -> Option<(Time, Event)> {
+    pub fn pop(&mut self) -> Option<(Time, E)> {
         if let Some(top) = self.heap.peek() {
             if top.time() == self.now || self.now_fifo.is_empty() {
                 let e = self.heap.pop().unwrap();

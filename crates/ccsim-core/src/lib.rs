@@ -21,6 +21,7 @@ pub mod stats;
 pub mod tcp;
 pub mod time;
 pub mod units;
+pub mod wireless;
 
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::run;
