@@ -24,9 +24,18 @@
 //    and one PacketSink per flow on the receiver (own port) so per-flow
 //    goodput is the sink's received byte count / duration.
 //
-// No logging, pcap, ascii traces, FlowMonitor or trace callbacks are
-// installed: all statistics come from counters the objects keep anyway
-// (PacketSink::GetTotalRx, Queue counters, Simulator::GetEventCount).
+// By default no logging, pcap, ascii traces, FlowMonitor or trace callbacks
+// are installed: all statistics come from counters the objects keep anyway
+// (PacketSink::GetTotalRx, Queue counters, Simulator::GetEventCount), so the
+// speed benchmark (bench/bench.py) measures ns-3 itself.
+//
+// --flowStats=1 (used by validation/ns3/run.py, not by the benchmark) connects
+// each sender socket's Tx, Rx, CongState and RTT trace sources and adds, per
+// flow: rtt_mean_ms / rtt_min_ms / rtt_samples (see FlowTracer: the same
+// per-ACK sample ccsim's rtt_mean_ms averages), srtt_mean_ms (mean of ns-3's
+// own RttMeanDeviation estimate over its updates), bytes_acked and
+// acked_throughput_mbps, segments_sent, retransmits, fast_recoveries,
+// rto_count; and for the bottleneck the time-averaged queue length.
 //
 // Output: exactly one JSON line on stdout.
 //
@@ -37,6 +46,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/ppp-header.h"
 #include "ns3/traffic-control-module.h"
 
 #include <sys/resource.h>
@@ -46,7 +56,9 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -124,6 +136,562 @@ JsonString(const std::string& s)
     return out + "\"";
 }
 
+// Sender-side per-flow statistics from the socket's trace sources (only with
+// --flowStats=1).
+//
+// RTT: on every ACK that reaches the sender, one sample = now - send time of
+// the most recently sent segment that this ACK newly SACKs, or, if it SACKs
+// nothing new, of the most recently sent segment it newly acknowledges
+// cumulatively; segments that were ever retransmitted give no sample, and an
+// ACK whose cumulative part covers a retransmitted segment gives no
+// cumulative sample (Karn; Linux FLAG_RETRANS_DATA_ACKED).  This is Linux's
+// ca_rtt_us (tcp_clean_rtx_queue / tcp_sacktag_one) and exactly the sample
+// ccsim averages into flows[].rtt_mean_ms (tcp/sender.rs on_ack), so the two
+// means are comparable.  It is measured from the packets' send and ACK
+// arrival times, independently of ns-3's own RTT estimator, whose samples
+// come from the echoed timestamp in 1 ms units and only from ACKs that
+// cumulatively cover the oldest unacknowledged segment, and whose "RTT" trace
+// reports the smoothed estimate (srtt_mean_ms below).
+struct SegRecord
+{
+    uint64_t end;
+    Time sent;
+    bool everRetx;
+    bool sacked;
+};
+
+struct FlowTracer
+{
+    std::map<uint64_t, SegRecord> segs; // key: first byte (unwrapped sequence number)
+    uint64_t highTx = 0;                // one past the highest byte ever sent
+    uint64_t highAck = 0;               // highest cumulative ACK seen
+    uint64_t firstSeq = 0;
+    bool started = false;
+    uint64_t segmentsSent = 0;
+    uint64_t retransmits = 0;
+    uint64_t fastRecoveries = 0;
+    uint64_t rtoCount = 0;
+    double rttSum = 0.0; // seconds
+    uint64_t rttN = 0;
+    double rttMin = 1e300;
+    double srttSum = 0.0;
+    uint64_t srttN = 0;
+    // last values, for --traceFile sampling
+    uint32_t cwnd = 0;
+    uint32_t ssthresh = 0;
+    uint32_t inflight = 0;
+    double pacingBps = 0.0;
+    double srtt = 0.0;
+    int congState = 0;
+    std::ofstream* events = nullptr; // --traceFile: state changes
+    uint32_t id = 0;
+
+    uint64_t Unwrap(uint32_t v) const
+    {
+        // nearest 64-bit value to highTx with these low 32 bits
+        const uint64_t ref = highTx;
+        const int32_t d = static_cast<int32_t>(v - static_cast<uint32_t>(ref));
+        return static_cast<uint64_t>(static_cast<int64_t>(ref) + d);
+    }
+
+    void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        const uint32_t len = p->GetSize();
+        if (len == 0)
+        {
+            return; // SYN, pure ACK
+        }
+        const Time now = Simulator::Now();
+        if (!started)
+        {
+            started = true;
+            highTx = h.GetSequenceNumber().GetValue();
+            highAck = highTx;
+            firstSeq = highTx;
+        }
+        const uint64_t seq = Unwrap(h.GetSequenceNumber().GetValue());
+        const uint64_t end = seq + len;
+        if (seq >= highTx)
+        {
+            segs[seq] = SegRecord{end, now, false, false};
+            highTx = end;
+            ++segmentsSent;
+            return;
+        }
+        // retransmission (possibly re-segmented): mark every overlapping record
+        ++retransmits;
+        if (events)
+        {
+            *events << "#retx," << now.GetSeconds() << "," << id << "," << (seq - firstSeq) / len
+                    << ",cwnd=" << cwnd << ",inflight=" << inflight << "\n";
+        }
+        auto it = segs.upper_bound(seq);
+        if (it != segs.begin())
+        {
+            --it;
+        }
+        for (; it != segs.end() && it->first < end; ++it)
+        {
+            if (it->second.end > seq)
+            {
+                it->second.everRetx = true;
+            }
+        }
+        if (end > highTx)
+        {
+            segs[highTx] = SegRecord{end, now, false, false};
+            highTx = end;
+        }
+    }
+
+    void OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (!started || p->GetSize() != 0 || !(h.GetFlags() & TcpHeader::ACK) ||
+            (h.GetFlags() & TcpHeader::SYN))
+        {
+            return;
+        }
+        const Time now = Simulator::Now();
+        const uint64_t ack = Unwrap(h.GetAckNumber().GetValue());
+        bool haveSack = false;
+        Time lastSack;
+        if (h.HasOption(TcpOption::SACK))
+        {
+            Ptr<const TcpOptionSack> so =
+                DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
+            for (const auto& blk : so->GetSackList())
+            {
+                const uint64_t l = Unwrap(blk.first.GetValue());
+                const uint64_t r = Unwrap(blk.second.GetValue());
+                for (auto it = segs.lower_bound(std::max(l, ack));
+                     it != segs.end() && it->second.end <= r;
+                     ++it)
+                {
+                    SegRecord& s = it->second;
+                    if (!s.sacked)
+                    {
+                        s.sacked = true;
+                        if (!s.everRetx && (!haveSack || s.sent > lastSack))
+                        {
+                            haveSack = true;
+                            lastSack = s.sent;
+                        }
+                    }
+                }
+            }
+        }
+        bool haveCum = false;
+        bool retransAcked = false;
+        Time lastCum;
+        while (!segs.empty() && segs.begin()->second.end <= ack)
+        {
+            const SegRecord& s = segs.begin()->second;
+            if (s.everRetx)
+            {
+                retransAcked = true;
+            }
+            else if (!s.sacked && (!haveCum || s.sent > lastCum))
+            {
+                haveCum = true;
+                lastCum = s.sent;
+            }
+            segs.erase(segs.begin());
+        }
+        if (ack > highAck)
+        {
+            highAck = ack;
+        }
+        Time sample;
+        if (haveSack)
+        {
+            sample = now - lastSack;
+        }
+        else if (haveCum && !retransAcked)
+        {
+            sample = now - lastCum;
+        }
+        else
+        {
+            return;
+        }
+        const double r = sample.GetSeconds();
+        rttSum += r;
+        ++rttN;
+        rttMin = std::min(rttMin, r);
+    }
+
+    void OnCongState(TcpSocketState::TcpCongState_t oldS, TcpSocketState::TcpCongState_t newS)
+    {
+        congState = newS;
+        if (events)
+        {
+            *events << "#event," << Simulator::Now().GetSeconds() << "," << id << ",state,"
+                    << TcpSocketState::TcpCongStateName[oldS] << ">"
+                    << TcpSocketState::TcpCongStateName[newS] << ",cwnd=" << cwnd
+                    << ",ssthresh=" << ssthresh << ",inflight=" << inflight << "\n";
+        }
+        if (newS == TcpSocketState::CA_RECOVERY && oldS != TcpSocketState::CA_RECOVERY)
+        {
+            ++fastRecoveries;
+        }
+        if (newS == TcpSocketState::CA_LOSS)
+        {
+            ++rtoCount; // every expiry passes through CA_LOSS (also repeated ones)
+        }
+    }
+
+    void OnSrtt(Time, Time newV)
+    {
+        srttSum += newV.GetSeconds();
+        ++srttN;
+        srtt = newV.GetSeconds();
+    }
+
+    void OnCwnd(uint32_t, uint32_t v)
+    {
+        cwnd = v;
+    }
+
+    void OnSsThresh(uint32_t, uint32_t v)
+    {
+        ssthresh = v;
+    }
+
+    void OnInflight(uint32_t, uint32_t v)
+    {
+        inflight = v;
+    }
+
+    void OnPacing(DataRate, DataRate v)
+    {
+        pacingBps = v.GetBitRate();
+    }
+
+    uint64_t BytesAcked() const
+    {
+        return started ? highAck - firstSeq : 0;
+    }
+};
+
+// Time-averaged number of packets waiting in the bottleneck queue.
+struct QueueAvg
+{
+    double area = 0.0; // packet-seconds
+    double lastT = 0.0;
+    uint32_t last = 0;
+
+    void OnChange(uint32_t, uint32_t newV)
+    {
+        const double t = Simulator::Now().GetSeconds();
+        area += last * (t - lastT);
+        lastT = t;
+        last = newV;
+    }
+
+    double Mean(double endT)
+    {
+        OnChange(last, last);
+        return endT > 0 ? area / endT : 0.0;
+    }
+};
+
+// --rateSampler=linux (an experiment for docs/validation.md, off by default):
+// a delivery-rate sampler with Linux tcp_rate.c semantics, swapped in for the
+// socket's stock ns3::TcpRateLinux.  Only BBR consumes the samples.  The stock
+// one keeps its sample across ACKs and computes the ACK-phase length when it
+// picks the reference packet (SkbDelivered), not when it generates the sample:
+// when an ACK delivers a packet that carries the same send-time snapshot as the
+// previous ACK's reference (two packets sent between the same two ACKs), it
+// reuses the previous ACK's interval with one more packet delivered, so the
+// sample is too high by one packet per interval.  Linux (tcp_rate_skb_delivered
+// / tcp_rate_gen) starts a fresh sample on every ACK and measures the ACK phase
+// at the current ACK.  This class does that; everything else (app-limited
+// marking, the min-RTT validity check, bytes as the unit) is as in ns-3.
+class LinuxRateSampler : public TcpRateOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimValidationLinuxRateSampler")
+                                .SetParent<TcpRateOps>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    void SkbSent(TcpTxItem* skb, bool isStartOfTransmission) override
+    {
+        TcpTxItem::RateInformation& ri = skb->GetRateInformation();
+        if (isStartOfTransmission)
+        {
+            m_rate.m_firstSentTime = Simulator::Now();
+            m_rate.m_deliveredTime = Simulator::Now();
+        }
+        ri.m_firstSent = m_rate.m_firstSentTime;
+        ri.m_deliveredTime = m_rate.m_deliveredTime;
+        ri.m_isAppLimited = (m_rate.m_appLimited != 0);
+        ri.m_delivered = m_rate.m_delivered;
+    }
+
+    void SkbDelivered(TcpTxItem* skb) override
+    {
+        TcpTxItem::RateInformation& ri = skb->GetRateInformation();
+        if (ri.m_deliveredTime == Time::Max())
+        {
+            return; // already counted when it was SACKed
+        }
+        const Time now = Simulator::Now();
+        if (m_refAt != now)
+        {
+            m_haveRef = false; // first packet of a new ACK: a fresh sample
+        }
+        m_rate.m_delivered += skb->GetSeqSize();
+        m_rate.m_deliveredTime = now;
+        if (!m_haveRef || skb->GetLastSent() > m_rate.m_firstSentTime)
+        {
+            // the most recently sent packet this ACK delivers is the reference
+            m_haveRef = true;
+            m_refAt = now;
+            m_rs.m_priorDelivered = ri.m_delivered;
+            m_rs.m_priorTime = ri.m_deliveredTime;
+            m_rs.m_isAppLimited = ri.m_isAppLimited;
+            m_rs.m_sendElapsed = skb->GetLastSent() - ri.m_firstSent;
+            m_rate.m_firstSentTime = skb->GetLastSent();
+        }
+        ri.m_deliveredTime = Time::Max();
+        m_rate.m_txItemDelivered = ri.m_delivered;
+    }
+
+    void CalculateAppLimited(uint32_t cWnd,
+                             uint32_t inFlight,
+                             uint32_t segmentSize,
+                             const SequenceNumber32& tailSeq,
+                             const SequenceNumber32& nextTx,
+                             const uint32_t lostOut,
+                             const uint32_t retransOut) override
+    {
+        if (tailSeq - nextTx < static_cast<int32_t>(segmentSize) && inFlight < cWnd &&
+            lostOut <= retransOut)
+        {
+            m_rate.m_appLimited = std::max<uint32_t>(m_rate.m_delivered + inFlight, 1);
+        }
+    }
+
+    const TcpRateSample& GenerateSample(uint32_t delivered,
+                                        uint32_t lost,
+                                        bool isSackReneg,
+                                        uint32_t priorInFlight,
+                                        const Time& minRtt) override
+    {
+        const Time now = Simulator::Now();
+        if (m_rate.m_appLimited != 0 && m_rate.m_delivered > m_rate.m_appLimited)
+        {
+            m_rate.m_appLimited = 0;
+        }
+        m_rs.m_ackedSacked = delivered;
+        m_rs.m_bytesLoss = lost;
+        m_rs.m_priorInFlight = priorInFlight;
+        const bool fresh = m_haveRef && m_refAt == now;
+        m_haveRef = false;
+        if (!fresh || isSackReneg)
+        {
+            m_rs.m_delivered = -1; // no packet delivered by this ACK: no sample
+            m_rs.m_interval = Seconds(0);
+            m_rs.m_deliveryRate = DataRate(0);
+            return m_rs;
+        }
+        m_rs.m_ackElapsed = now - m_rs.m_priorTime; // ACK phase, measured now
+        m_rs.m_interval = std::max(m_rs.m_sendElapsed, m_rs.m_ackElapsed);
+        m_rs.m_delivered = static_cast<int32_t>(m_rate.m_delivered - m_rs.m_priorDelivered);
+        if (m_rs.m_interval < minRtt || m_rs.m_interval.IsZero())
+        {
+            m_rs.m_interval = Seconds(0);
+            m_rs.m_deliveryRate = DataRate(0);
+            return m_rs;
+        }
+        const double secs = m_rs.m_interval.GetSeconds();
+        if (!m_rs.m_isAppLimited ||
+            m_rs.m_delivered * m_rate.m_rateInterval.GetSeconds() >= m_rate.m_rateDelivered * secs)
+        {
+            m_rate.m_rateDelivered = m_rs.m_delivered;
+            m_rate.m_rateInterval = m_rs.m_interval;
+            m_rate.m_rateAppLimited = m_rs.m_isAppLimited;
+        }
+        m_rs.m_deliveryRate = DataRate(static_cast<uint64_t>(m_rs.m_delivered * 8.0 / secs));
+        return m_rs;
+    }
+
+    const TcpRateConnection& GetConnectionRate() override
+    {
+        return m_rate;
+    }
+
+  private:
+    TcpRateConnection m_rate;
+    TcpRateSample m_rs;
+    bool m_haveRef = false;
+    Time m_refAt = Time::Min();
+};
+
+// --recovery=prr-sack (an experiment for docs/validation.md, off by default):
+// ns-3 3.44's TcpPrrRecovery::DoRecovery adds one segment to DeliveredData on
+// every duplicate ACK even when SACK is on, although the caller already passes
+// the SACK-derived delivered bytes (RFC 6937 / RFC 9937 section 6.2 add the
+// segment only without SACK; Linux tcp_cwnd_reduction adds nothing).  With
+// delayed-ACK-free duplicate ACKs that makes prr_delivered grow twice as fast
+// as the data that left the network, so for the first half of the recovery the
+// sender transmits ~1.4 segments per segment delivered into a full queue, loses
+// them, and a second recovery (a second multiplicative decrease) follows.  This
+// class is the same PRR (RecoverFS = pipe at entry, PRR-CRB / PRR-SSRB as
+// ns-3) without that extra segment.  It assumes SACK (this program always
+// enables it).
+class PrrSackRecovery : public TcpRecoveryOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimValidationPrrSackRecovery")
+                                .SetParent<TcpRecoveryOps>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<PrrSackRecovery>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "PrrSackRecovery";
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb,
+                       uint32_t /* dupAckCount */,
+                       uint32_t /* unAckDataCount */,
+                       uint32_t deliveredBytes) override
+    {
+        m_prrOut = 0;
+        m_prrDelivered = 0;
+        m_recoveryFlightSize = std::max<uint32_t>(tcb->m_bytesInFlight, 1);
+        DoRecovery(tcb, deliveredBytes, true);
+    }
+
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override
+    {
+        // No "+1 segment per duplicate ACK": with SACK (always on in this program)
+        // deliveredBytes is already the SACK-derived DeliveredData.
+        (void)isDupAck;
+        if (deliveredBytes == 0)
+        {
+            return;
+        }
+        m_prrDelivered += deliveredBytes;
+        const int64_t pipe = tcb->m_bytesInFlight;
+        const int64_t ssthresh = tcb->m_ssThresh;
+        int64_t sendCount;
+        if (pipe > ssthresh)
+        {
+            const uint64_t dividend = static_cast<uint64_t>(m_prrDelivered) * ssthresh;
+            sendCount = static_cast<int64_t>((dividend + m_recoveryFlightSize - 1) / m_recoveryFlightSize) -
+                        static_cast<int64_t>(m_prrOut);
+        }
+        else
+        {
+            int64_t limit = std::max<int64_t>(static_cast<int64_t>(m_prrDelivered) - m_prrOut,
+                                              deliveredBytes);
+            if (tcb->m_isRetransDataAcked)
+            {
+                limit += tcb->m_segmentSize; // PRR-SSRB, as ns-3 approximates it
+            }
+            sendCount = std::min<int64_t>(limit, ssthresh - pipe);
+        }
+        // force the fast retransmit on entry
+        sendCount = std::max<int64_t>(sendCount, m_prrOut > 0 ? 0 : tcb->m_segmentSize);
+        tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(pipe + sendCount, 0));
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override
+    {
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void UpdateBytesSent(uint32_t bytesSent) override
+    {
+        m_prrOut += bytesSent;
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<PrrSackRecovery>(this);
+    }
+
+  private:
+    uint32_t m_prrDelivered = 0;
+    uint32_t m_prrOut = 0;
+    uint32_t m_recoveryFlightSize = 1;
+};
+
+// TcpSocketBase::m_rateOps is protected and has no attribute; a pointer to the
+// member, formed through a derived class, reaches it.
+struct RateOpsAccess : public TcpSocketBase
+{
+    static Ptr<TcpRateOps> TcpSocketBase::*Member()
+    {
+        return &RateOpsAccess::m_rateOps;
+    }
+};
+
+void
+ConnectFlowTracer(Ptr<BulkSendApplication> app, FlowTracer* tr, bool linuxRateSampler)
+{
+    Ptr<TcpSocketBase> sock = DynamicCast<TcpSocketBase>(app->GetSocket());
+    NS_ABORT_MSG_IF(!sock, "flowStats: BulkSend has no TCP socket yet");
+    if (linuxRateSampler)
+    {
+        // before any data segment exists (only the SYN has been sent)
+        (*sock).*(RateOpsAccess::Member()) = CreateObject<LinuxRateSampler>();
+    }
+    sock->TraceConnectWithoutContext("Tx", MakeCallback(&FlowTracer::OnTx, tr));
+    sock->TraceConnectWithoutContext("Rx", MakeCallback(&FlowTracer::OnRx, tr));
+    sock->TraceConnectWithoutContext("CongState", MakeCallback(&FlowTracer::OnCongState, tr));
+    sock->TraceConnectWithoutContext("RTT", MakeCallback(&FlowTracer::OnSrtt, tr));
+    sock->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&FlowTracer::OnCwnd, tr));
+    sock->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&FlowTracer::OnSsThresh, tr));
+    sock->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&FlowTracer::OnInflight, tr));
+    sock->TraceConnectWithoutContext("PacingRate", MakeCallback(&FlowTracer::OnPacing, tr));
+}
+
+// --traceFile: one #drop line per packet the bottleneck queue drops.
+void
+LogDrop(std::ofstream* out, Ptr<const Packet> p)
+{
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    TcpHeader tcp;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    c->RemoveHeader(tcp);
+    *out << "#drop," << Simulator::Now().GetSeconds() << "," << ip.GetSource() << ","
+         << tcp.GetSequenceNumber().GetValue() << "," << c->GetSize() << "\n";
+}
+
+// --traceFile: one CSV row per flow every --traceInterval.
+void
+SampleTrace(std::ofstream* out,
+            std::vector<FlowTracer>* tracers,
+            Ptr<Queue<Packet>> q,
+            uint32_t mss,
+            Time interval)
+{
+    const double t = Simulator::Now().GetSeconds();
+    for (const FlowTracer& tr : *tracers)
+    {
+        *out << t << "," << tr.id << "," << tr.cwnd / double(mss) << "," << tr.ssthresh / double(mss)
+             << "," << tr.inflight / double(mss) << "," << tr.pacingBps / 1e6 << "," << tr.srtt * 1e3
+             << "," << TcpSocketState::TcpCongStateName[tr.congState] << "," << tr.BytesAcked()
+             << "," << tr.retransmits << "," << tr.segmentsSent << "," << q->GetNPackets() << "\n";
+    }
+    Simulator::Schedule(interval, &SampleTrace, out, tracers, q, mss, interval);
+}
+
 } // namespace
 
 int
@@ -144,6 +712,14 @@ main(int argc, char* argv[])
     uint32_t delAckCount = 2;
     std::string minRto = "200ms";
     uint32_t bufBytes = 4u << 20; // > max cwnd in both scenarios (results identical for 2..64 MiB)
+    std::string delAckTimeout = "200ms"; // ns-3 default; Linux and ccsim use 40 ms
+    double bufferBdp = 0.0;
+    bool flowStats = false;
+    std::string traceFile;
+    std::string traceInterval = "10ms";
+    std::string rateSampler = "ns3";
+    std::string recovery = "prr";
+    std::string clockGranularity = "1ms";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("cc", "comma-separated congestion control per flow: newreno|cubic|bbr", ccList);
@@ -159,6 +735,35 @@ main(int argc, char* argv[])
     cmd.AddValue("delAckCount", "ns3::TcpSocket::DelAckCount", delAckCount);
     cmd.AddValue("minRto", "ns3::TcpSocketBase::MinRto", minRto);
     cmd.AddValue("sockBuf", "TCP send and receive buffer, bytes", bufBytes);
+    cmd.AddValue("delAckTimeout", "ns3::TcpSocket::DelAckTimeout (ns-3 default 200ms)", delAckTimeout);
+    cmd.AddValue("bufferBdp",
+                 "if > 0: buffer in BDPs, converted as ccsim does (overrides --buffer): "
+                 "max(1, round(x * rate * 2 * (delay + accessDelay) / 8 / (mss + 52))) packets",
+                 bufferBdp);
+    cmd.AddValue("flowStats",
+                 "connect per-flow trace sources: mean RTT, retransmissions, recoveries, "
+                 "bytes acked, mean queue (off for speed benchmarks)",
+                 flowStats);
+    cmd.AddValue("traceFile",
+                 "with --flowStats: write a CSV time series (per flow cwnd, ssthresh, inflight "
+                 "in segments, pacing Mbps, srtt ms, state, bytes acked, retransmits, new "
+                 "segments sent, queue packets), #event lines for congestion-state changes, "
+                 "#retx lines for retransmissions and #drop lines for bottleneck drops",
+                 traceFile);
+    cmd.AddValue("traceInterval", "sampling interval of --traceFile", traceInterval);
+    cmd.AddValue("rateSampler",
+                 "ns3 (stock TcpRateLinux) | linux (experiment: Linux tcp_rate.c sample "
+                 "semantics, see LinuxRateSampler; needs --flowStats=1)",
+                 rateSampler);
+    cmd.AddValue("recovery",
+                 "prr (ns-3 default TcpPrrRecovery) | classic (TcpClassicRecovery) | prr-sack "
+                 "(experiment: PRR without ns-3 3.44's extra segment per duplicate ACK, see "
+                 "PrrSackRecovery)",
+                 recovery);
+    cmd.AddValue("clockGranularity",
+                 "ns3::TcpSocketBase::ClockGranularity G: RTO = max(SRTT + max(G, 4 RTTVAR), "
+                 "MinRto) (ns-3 default 1ms; 200ms approximates Linux's SRTT + max(RTTVAR, 200 ms))",
+                 clockGranularity);
     cmd.Parse(argc, argv);
 
     std::vector<std::string> ccs = SplitCommaList(ccList);
@@ -177,6 +782,31 @@ main(int argc, char* argv[])
         }
     }
     const uint32_t nFlows = ccs.size();
+    if (rateSampler != "ns3" && rateSampler != "linux")
+    {
+        std::cerr << "dumbbell: --rateSampler must be ns3 or linux\n";
+        return 2;
+    }
+    if (recovery != "prr" && recovery != "classic" && recovery != "prr-sack")
+    {
+        std::cerr << "dumbbell: --recovery must be prr, classic or prr-sack\n";
+        return 2;
+    }
+    if (rateSampler == "linux" && !flowStats)
+    {
+        std::cerr << "dumbbell: --rateSampler=linux needs --flowStats=1\n";
+        return 2;
+    }
+
+    if (bufferBdp > 0.0)
+    {
+        // ccsim scenario.rs: bdp_bytes = rate_bps * rtt_ns / 8 / 1e9, rtt = 2 x (delay +
+        // access delay); packets = max(1, round(k * bdp_bytes / (mss + 52)))
+        const double rttNs =
+            2.0 * (Time(delay).GetNanoSeconds() + Time(accessDelay).GetNanoSeconds());
+        const double bdpBytes = DataRate(rate).GetBitRate() * rttNs / 8.0 / 1e9;
+        buffer = static_cast<uint32_t>(std::max(1.0, std::round(bufferBdp * bdpBytes / (mss + 52))));
+    }
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
@@ -186,12 +816,24 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(bufBytes));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(bufBytes));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Time(delAckTimeout)));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(minRto)));
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(Time(clockGranularity)));
+    if (recovery == "classic")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
+    }
+    else if (recovery == "prr-sack")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(PrrSackRecovery::GetTypeId()));
+    }
 
     // ---- topology ----
     NodeContainer senders;
@@ -275,6 +917,8 @@ main(int argc, char* argv[])
     // ---- applications ----
     const Ipv4Address dst = btlIfs.GetAddress(1);
     std::vector<Ptr<PacketSink>> sinks;
+    std::vector<FlowTracer> tracers(nFlows);
+    QueueAvg qavg;
     for (uint32_t i = 0; i < nFlows; ++i)
     {
         const uint16_t port = 5000 + i;
@@ -290,6 +934,43 @@ main(int argc, char* argv[])
         ApplicationContainer srcApp = src.Install(senders.Get(i));
         srcApp.Start(Seconds(0));
         srcApp.Stop(Seconds(duration));
+        if (flowStats)
+        {
+            // The socket exists once StartApplication ran at t = 0; only the SYN
+            // has been sent by 1 ns.
+            Simulator::Schedule(NanoSeconds(1),
+                                &ConnectFlowTracer,
+                                DynamicCast<BulkSendApplication>(srcApp.Get(0)),
+                                &tracers[i],
+                                rateSampler == "linux");
+        }
+    }
+    std::ofstream traceOut;
+    if (flowStats)
+    {
+        btlDev->GetQueue()->TraceConnectWithoutContext("PacketsInQueue",
+                                                       MakeCallback(&QueueAvg::OnChange, &qavg));
+        if (!traceFile.empty())
+        {
+            traceOut.open(traceFile);
+            NS_ABORT_MSG_IF(!traceOut, "cannot write " << traceFile);
+            traceOut << "time_s,flow,cwnd_pkts,ssthresh_pkts,inflight_pkts,pacing_mbps,srtt_ms,"
+                        "state,bytes_acked,retransmits,segments_sent,queue_pkts\n";
+            for (uint32_t i = 0; i < nFlows; ++i)
+            {
+                tracers[i].id = i;
+                tracers[i].events = &traceOut;
+            }
+            btlDev->GetQueue()->TraceConnectWithoutContext("Drop",
+                                                           MakeBoundCallback(&LogDrop, &traceOut));
+            Simulator::Schedule(Time(traceInterval),
+                                &SampleTrace,
+                                &traceOut,
+                                &tracers,
+                                btlDev->GetQueue(),
+                                mss,
+                                Time(traceInterval));
+        }
     }
 
     Simulator::Stop(Seconds(duration));
@@ -338,7 +1019,13 @@ main(int argc, char* argv[])
     }
     js << "],\"rate\":" << JsonString(rate) << ",\"delay\":" << JsonString(delay)
        << ",\"buffer_pkts\":" << buffer << ",\"mss\":" << mss << ",\"duration\":" << duration
-       << ",\"seed\":" << seed << ",\"loss\":" << loss << ",\"qdisc\":\"none\"}";
+       << ",\"seed\":" << seed << ",\"loss\":" << loss << ",\"qdisc\":\"none\""
+       << ",\"delack_count\":" << delAckCount << ",\"delack_timeout\":" << JsonString(delAckTimeout)
+       << ",\"min_rto\":" << JsonString(minRto) << ",\"buffer_bdp\":" << bufferBdp
+       << ",\"flow_stats\":" << (flowStats ? "true" : "false")
+       << ",\"rate_sampler\":" << JsonString(rateSampler)
+       << ",\"recovery\":" << JsonString(recovery)
+       << ",\"clock_granularity\":" << JsonString(clockGranularity) << "}";
 
     double total = 0.0;
     double sumX = 0.0;
@@ -356,13 +1043,36 @@ main(int argc, char* argv[])
         totalSegs += segs;
         js << (i ? "," : "") << "{\"id\":" << i << ",\"cc\":" << JsonString(ccs[i])
            << ",\"throughput_mbps\":" << mbps << ",\"bytes_received\":" << rx
-           << ",\"segments_delivered\":" << segs << "}";
+           << ",\"segments_delivered\":" << segs;
+        if (flowStats)
+        {
+            const FlowTracer& t = tracers[i];
+            const double nan = std::nan("");
+            js << ",\"bytes_acked\":" << t.BytesAcked()
+               << ",\"acked_throughput_mbps\":" << t.BytesAcked() * 8.0 / duration / 1e6
+               << ",\"segments_sent\":" << t.segmentsSent << ",\"retransmits\":" << t.retransmits
+               << ",\"fast_recoveries\":" << t.fastRecoveries << ",\"rto_count\":" << t.rtoCount
+               << ",\"rtt_samples\":" << t.rttN;
+            const double rttMean = t.rttN ? t.rttSum / t.rttN * 1e3 : nan;
+            const double rttMin = t.rttN ? t.rttMin * 1e3 : nan;
+            const double srttMean = t.srttN ? t.srttSum / t.srttN * 1e3 : nan;
+            js << ",\"rtt_mean_ms\":" << (std::isnan(rttMean) ? "null" : std::to_string(rttMean))
+               << ",\"rtt_min_ms\":" << (std::isnan(rttMin) ? "null" : std::to_string(rttMin))
+               << ",\"srtt_mean_ms\":" << (std::isnan(srttMean) ? "null" : std::to_string(srttMean));
+        }
+        js << "}";
     }
     js << "]";
     const double jain = sumX2 > 0 ? (sumX * sumX) / (nFlows * sumX2) : 0.0;
     js << ",\"total_throughput_mbps\":" << total << ",\"jain_index\":" << jain;
     js << ",\"bottleneck\":{\"drops\":" << drops << ",\"tx_packets\":" << btlTxPkts
-       << ",\"utilization\":" << utilization << ",\"other_queue_drops\":" << otherDrops << "}";
+       << ",\"utilization\":" << utilization << ",\"other_queue_drops\":" << otherDrops
+       << ",\"buffer_pkts\":" << buffer;
+    if (flowStats)
+    {
+        js << ",\"queue_mean_pkts\":" << qavg.Mean(simSeconds);
+    }
+    js << "}";
     js << ",\"segments_delivered\":" << totalSegs;
     js << ",\"events\":" << events;
     js << ",\"sim_seconds\":" << simSeconds;
