@@ -221,17 +221,21 @@ def _by_buffer(d: Data) -> tuple[pd.DataFrame, pd.DataFrame]:
     return f, t
 
 
+def _x_vs_cubic(d: Data, which: str) -> list[tuple[int, float, float]]:
+    """(buffer, X's mean throughput, CUBIC's) at the small (<= 2 BDP) or large (>= 12 BDP)
+    buffers measured (the smallest or largest one if none is in range, e.g. --quick)."""
+    f, _ = _by_buffer(d)
+    bufs = sorted(f["buffer_bdp"].unique())
+    sel = ([b for b in bufs if b <= 2] or bufs[:1]) if which == "small" else ([b for b in bufs if b >= 12] or bufs[-1:])
+    mean = lambda b, flow: float(f[(f.buffer_bdp == b) & (f.flow == flow)]["mean"].iloc[0])  # noqa: E731
+    return [(b, mean(b, 0), mean(b, 1)) for b in sel]
+
+
 def _small_far_above(name: str) -> Callable[[Data], Verdict]:
     def check(d: Data) -> Verdict:
-        f, _ = _by_buffer(d)
-        bufs = sorted(f["buffer_bdp"].unique())
-        small = [b for b in bufs if b <= 2] or bufs[:1]
-        parts, ok = [], True
-        for b in small:
-            x = f[(f.buffer_bdp == b) & (f.flow == 0)]["mean"].iloc[0]
-            c = f[(f.buffer_bdp == b) & (f.flow == 1)]["mean"].iloc[0]
-            ok &= x >= 2.0 * c
-            parts.append(f"{b} BDP: {name} {fmt(x)} vs CUBIC {fmt(c)} ({ratio_text(x, c)})")
+        rows = _x_vs_cubic(d, "small")
+        ok = all(x >= 2.0 * c for _, x, c in rows)
+        parts = [f"{b} BDP: {name} {fmt(x)} vs CUBIC {fmt(c)} ({ratio_text(x, c)})" for b, x, c in rows]
         return Verdict(ok, "; ".join(parts) + " (needs >= 2x)")
 
     return check
@@ -250,15 +254,9 @@ def _e2_total_falls(d: Data) -> Verdict:
 
 
 def _e2_order_reverses(d: Data) -> Verdict:
-    f, _ = _by_buffer(d)
-    bufs = sorted(f["buffer_bdp"].unique())
-    large = [b for b in bufs if b >= 12] or bufs[-1:]
-    parts, ok = [], True
-    for b in large:
-        x = f[(f.buffer_bdp == b) & (f.flow == 0)]["mean"].iloc[0]
-        c = f[(f.buffer_bdp == b) & (f.flow == 1)]["mean"].iloc[0]
-        ok &= c > x
-        parts.append(f"{b} BDP: BBR {fmt(x)}, CUBIC {fmt(c)}")
+    rows = _x_vs_cubic(d, "large")
+    ok = all(c > x for _, x, c in rows)
+    parts = [f"{b} BDP: BBR {fmt(x)}, CUBIC {fmt(c)}" for b, x, c in rows]
     return Verdict(ok, "; ".join(parts) + " (needs CUBIC > BBR at the largest buffers)")
 
 
@@ -273,15 +271,9 @@ def _e2_total_stable(d: Data) -> Verdict:
 
 
 def _e2_plus_not_below(d: Data) -> Verdict:
-    f, _ = _by_buffer(d)
-    bufs = sorted(f["buffer_bdp"].unique())
-    large = [b for b in bufs if b >= 12] or bufs[-1:]
-    parts, ok = [], True
-    for b in large:
-        x = f[(f.buffer_bdp == b) & (f.flow == 0)]["mean"].iloc[0]
-        c = f[(f.buffer_bdp == b) & (f.flow == 1)]["mean"].iloc[0]
-        ok &= x >= c
-        parts.append(f"{b}: {x:.2f}/{c:.2f}")
+    rows = _x_vs_cubic(d, "large")
+    ok = all(x >= c for _, x, c in rows)
+    parts = [f"{b}: {x:.2f}/{c:.2f}" for b, x, c in rows]
     return Verdict(ok, "BBR+/CUBIC Mbps at " + ", ".join(parts) + " BDP (needs BBR+ >= CUBIC at >= 12 BDP)")
 
 
