@@ -91,6 +91,42 @@ SplitCommaList(const std::string& s)
     return out;
 }
 
+// --cc=newreno-flightsize (an experiment for docs/validation.md): ns3::TcpNewReno
+// with RFC 5681 eq. (4) / RFC 6675 step (4.2), ssthresh = max(FlightSize / 2,
+// 2 SMSS), FlightSize = SND.NXT - SND.UNA.  Stock TcpNewReno::GetSsThresh halves
+// the bytesInFlight it is given, which TcpSocketBase::EnterRecovery computes as
+// the RFC 6675 pipe (SACKed and lost segments excluded), i.e. about
+// (FlightSize - DupThresh - 1) / 2 at the third duplicate ACK.
+class TcpNewRenoFlightSize : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimValidationNewRenoFlightSize")
+                                .SetParent<TcpNewReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<TcpNewRenoFlightSize>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "TcpNewRenoFlightSize";
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t /* bytesInFlight */) override
+    {
+        const uint32_t flight =
+            static_cast<uint32_t>(tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq);
+        return std::max(2 * tcb->m_segmentSize, flight / 2);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpNewRenoFlightSize>(this);
+    }
+};
+
 std::string
 CcTypeName(const std::string& cc)
 {
@@ -109,6 +145,10 @@ CcTypeName(const std::string& cc)
     if (cc == "linuxreno")
     {
         return "ns3::TcpLinuxReno";
+    }
+    if (cc == "newreno-flightsize")
+    {
+        return TcpNewRenoFlightSize::GetTypeId().GetName();
     }
     return "";
 }
@@ -722,7 +762,7 @@ main(int argc, char* argv[])
     std::string clockGranularity = "1ms";
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("cc", "comma-separated congestion control per flow: newreno|cubic|bbr", ccList);
+    cmd.AddValue("cc", "comma-separated congestion control per flow: newreno|cubic|bbr|linuxreno|newreno-flightsize", ccList);
     cmd.AddValue("rate", "bottleneck rate", rate);
     cmd.AddValue("delay", "bottleneck one-way propagation delay", delay);
     cmd.AddValue("buffer", "bottleneck drop-tail buffer in packets", buffer);
@@ -777,7 +817,7 @@ main(int argc, char* argv[])
         if (CcTypeName(cc).empty())
         {
             std::cerr << "dumbbell: unknown congestion control '" << cc
-                      << "' (newreno|cubic|bbr|linuxreno)\n";
+                      << "' (newreno|cubic|bbr|linuxreno|newreno-flightsize)\n";
             return 2;
         }
     }

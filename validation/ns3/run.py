@@ -58,9 +58,25 @@ TOLERANCE = 0.10  # relative difference flagged in the table
 #:             (--recovery=prr-sack), Linux tcp_rate.c delivery-rate samples
 #:             (--rateSampler=linux), and RTO = SRTT + max(200 ms, 4 RTTVAR)
 #:             (--clockGranularity=200ms, close to Linux's SRTT + max(RTTVAR, 200 ms)).
+#:             For the "newreno-rfc" rows, aligned also uses --cc=newreno-flightsize:
+#:             TcpNewReno with ssthresh = FlightSize / 2 (RFC 5681 eq. 4) instead of pipe / 2.
 NS3_VARIANTS: dict[str, list[str]] = {
     "stock": [],
     "aligned": ["--recovery=prr-sack", "--rateSampler=linux", "--clockGranularity=200ms"],
+}
+#: one change at a time, for the attribution of each disagreement (validation/ns3/attribute.py)
+NS3_VARIANTS.update(
+    {
+        "prr-sack": ["--recovery=prr-sack"],
+        "rate-sampler": ["--rateSampler=linux"],
+        "rto-200ms": ["--clockGranularity=200ms"],
+        "flightsize": [],
+    }
+)
+#: per-variant replacements of NS3_CC
+NS3_CC_VARIANT: dict[str, dict[str, str]] = {
+    "aligned": {"newreno-rfc": "newreno-flightsize"},
+    "flightsize": {"newreno-rfc": "newreno-flightsize"},
 }
 
 #: ccsim algorithm -> ns-3 TypeId short name understood by dumbbell --cc.
@@ -206,9 +222,10 @@ def ccsim_scenario(p: Point, seed: int) -> dict[str, Any]:
 def ns3_args(p: Point, seed: int, variant: str = "stock") -> list[str]:
     """dumbbell command-line for a point; the buffer is converted by the program exactly
     as ccsim converts "Nbdp" (and run.py checks the two packet counts are equal)."""
+    cc = NS3_CC_VARIANT.get(variant, {}).get(p.cc, NS3_CC[p.cc])
     return [
         *NS3_VARIANTS[variant],
-        f"--cc={','.join([NS3_CC[p.cc]] * p.flows)}",
+        f"--cc={','.join([cc] * p.flows)}",
         f"--rate={p.rate_mbps * 1e6:.0f}bps",
         f"--delay={p.rtt_ms / 2 * 1e6:.0f}ns",
         f"--bufferBdp={p.buffer_bdp:g}",
