@@ -36,6 +36,18 @@
 // own RttMeanDeviation estimate over its updates), bytes_acked and
 // acked_throughput_mbps, segments_sent, retransmits, fast_recoveries,
 // rto_count; and for the bottleneck the time-averaged queue length.
+// --traceFile=F (with --flowStats) also writes a CSV time series and
+// #event/#retx/#drop lines for investigations.
+//
+// Options for the cross-validation (docs/validation.md), all off by default:
+//   --delAckTimeout      ns3::TcpSocket::DelAckTimeout (ccsim and Linux: 40ms)
+//   --bufferBdp=X        buffer of X BDP, converted to packets exactly as ccsim does
+//   --clockGranularity   ns3::TcpSocketBase::ClockGranularity (RTO floor above SRTT)
+//   --recovery=prr-sack  PRR without ns-3 3.44's extra segment per duplicate ACK
+//   --rateSampler=linux  delivery-rate samples with Linux tcp_rate.c semantics
+//   --cc=newreno-flightsize  TcpNewReno with ssthresh = FlightSize / 2
+// The last three are experiments that switch one ns-3 3.44 behaviour to what
+// Linux does; each class below says what and why.
 //
 // Output: exactly one JSON line on stdout.
 //
