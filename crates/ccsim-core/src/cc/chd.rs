@@ -145,15 +145,12 @@ impl Chd {
 
     /// The `random()` threshold of one per-RTT decision at `qdly` (ticks).
     pub fn backoff_threshold(&self, qdly_ticks: i64, maxqdly_ticks: i64) -> u64 {
-        if qdly_ticks <= self.qmin {
-            return 0;
-        }
         hamilton_threshold(qdly_ticks, maxqdly_ticks, self.qth, self.qmin, self.cfg.pmax)
     }
 
     /// Probability of a backoff at one NEW_MEASUREMENT: threshold / 2^31.
     pub fn backoff_probability(&self, qdly_ticks: i64, maxqdly_ticks: i64) -> f64 {
-        self.backoff_threshold(qdly_ticks, maxqdly_ticks) as f64 / (ertt::RANDOM_MAX + 1) as f64
+        ertt::threshold_probability(self.backoff_threshold(qdly_ticks, maxqdly_ticks))
     }
 
     /// cc_chd.c should_backoff: one draw, which also updates `loss_compete`.

@@ -206,6 +206,11 @@ impl Ertt {
     }
 }
 
+/// The probability that `random()` (uniform in [0, RANDOM_MAX]) falls below `threshold`.
+pub fn threshold_probability(threshold: u64) -> f64 {
+    threshold as f64 / (RANDOM_MAX + 1) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

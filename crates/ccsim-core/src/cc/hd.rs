@@ -95,17 +95,16 @@ impl Default for HdConfig {
 
 /// The Hamilton backoff curve in FreeBSD's integer form (`should_backoff` in cc_hd.c; cc_chd.c
 /// uses the same): the threshold `p` that `random()` (uniform in [0, 2^31 - 1]) must be below.
-/// Called only with `qdly > qmin`.
-///
+/// - qdly <= qmin: 0 (no backoff)
 /// - qdly < qth: `((RANDOM_MAX / 100) * pmax / (qth - qmin)) * (qdly - qmin)`
 /// - qdly > qth: `((RANDOM_MAX / 100) * pmax / (maxqdly - qth)) * (maxqdly - qdly)`
 /// - qdly = qth: `(RANDOM_MAX / 100) * pmax`
 pub fn hamilton_threshold(qdly: i64, maxqdly: i64, qth: i64, qmin: i64, pmax: u32) -> u64 {
     let top = (ertt::RANDOM_MAX / 100) * pmax as u64;
+    if qdly <= qmin {
+        return 0;
+    }
     if qdly < qth {
-        if qdly <= qmin {
-            return 0;
-        }
         (top / (qth - qmin) as u64) * (qdly - qmin) as u64
     } else if qdly > qth {
         if maxqdly <= qth || qdly >= maxqdly {
@@ -162,15 +161,12 @@ impl Hd {
     /// The backoff threshold for `random()` at queueing delay `qdly` (ticks), with
     /// `maxqdly = maxrtt - minrtt`.
     pub fn backoff_threshold(&self, qdly_ticks: i64, maxqdly_ticks: i64) -> u64 {
-        if qdly_ticks <= self.qmin {
-            return 0;
-        }
         hamilton_threshold(qdly_ticks, maxqdly_ticks, self.qth, self.qmin, self.cfg.pmax)
     }
 
     /// Probability of a backoff on one ACK: threshold / 2^31.
     pub fn backoff_probability(&self, qdly_ticks: i64, maxqdly_ticks: i64) -> f64 {
-        self.backoff_threshold(qdly_ticks, maxqdly_ticks) as f64 / (ertt::RANDOM_MAX + 1) as f64
+        ertt::threshold_probability(self.backoff_threshold(qdly_ticks, maxqdly_ticks))
     }
 }
 
