@@ -12,7 +12,8 @@ Units used throughout:
   converts to Mbps (10^6 bit/s).
 * ``p``: a loss probability, per packet.
 * ``r``: round trips since the start of a congestion epoch (the paper's "round"), so the CUBIC
-  constant ``C`` is in packets per round^3 and ``K`` is in rounds.
+  constant ``C`` is in packets per round^3 and ``K`` is in rounds. CUBIC proper counts
+  seconds; ``epoch_rtt``/``cubic_time`` selects that reading.
 * ``w``/``w_max``: a congestion window in packets. The paper fitted its loss model (eq. 9-10) on
   UDP input *rates* in packets per second and then evaluates it at *windows*; the functions
   follow the paper (the window's value is used) unless ``loss_rtt``/``loss_at_rate`` asks for
@@ -311,6 +312,15 @@ def _bisect(f: Callable[[float], float], lo: float, hi: float, *, xtol: float = 
     return 0.5 * (lo + hi)
 
 
+def _per_n(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A positive scalar or one value per n, broadcast to n's shape."""
+    arr = _positive(name, value)
+    try:
+        return np.broadcast_to(arr, shape)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a scalar or have n's shape {shape}, got shape {arr.shape}") from exc
+
+
 def wmax_exact(
     n: Any,
     C: float = CUBIC_C,
@@ -321,6 +331,7 @@ def wmax_exact(
     d: float = D_PAPER,
     *,
     loss_rtt: Any = None,
+    epoch_rtt: Any = None,
 ) -> float | np.ndarray:
     """W_max(n) solving eq. (5) with eq. (12) and eq. (9) exactly (no approximation):
 
@@ -333,22 +344,25 @@ def wmax_exact(
     loss_rtt: None (the paper) evaluates p at the window W_max itself. A value in seconds
     (scalar, or one per n) evaluates p at the sending rate W_max / loss_rtt in packets per
     second, the unit in which eq. (10) was fitted.
+
+    epoch_rtt: None (the paper) counts r in rounds, C in packets/round^3. A value in seconds
+    (scalar, or one per n) reads eq. (11) as CUBIC proper, r in seconds and C in
+    packets/s^3; the packets sent in the epoch are then integral w dt / RTT, i.e. eq. (12)
+    divided by epoch_rtt. epoch_rtt = 1 s gives the paper's result.
     """
     n_arr = _hops(n)
     _cubic_params(C, beta)
     k = float(np.cbrt(beta / C) * (1.0 - beta / 4.0))
-    if loss_rtt is None:
-        log_shift = np.zeros_like(n_arr)
-    else:
-        log_shift = np.broadcast_to(np.log(_positive("loss_rtt", loss_rtt)), n_arr.shape)
-    out = np.empty_like(n_arr)
+    loss_shift = np.zeros(n_arr.shape) if loss_rtt is None else np.log(_per_n("loss_rtt", loss_rtt, n_arr.shape))
+    epoch = np.ones(n_arr.shape) if epoch_rtt is None else _per_n("epoch_rtt", epoch_rtt, n_arr.shape)
+    out = np.empty(n_arr.shape)
     for idx in np.ndindex(n_arr.shape):
-        ni = float(n_arr[idx])
-        s = _loss_slope(ni, a, b)
-        shift = float(log_shift[idx])  # ln of the loss model's argument is ln W - shift
+        s = _loss_slope(float(n_arr[idx]), a, b)
+        shift = float(loss_shift[idx])  # ln of the loss model's argument is ln W - shift
+        kk = k / float(epoch[idx])
 
         def h(u: float) -> float:  # u = ln W_max; h < 0 below the root, > 0 above
-            return k * math.exp(4.0 * u / 3.0) * (s * (u - shift - c) + d) - 1.0
+            return kk * math.exp(4.0 * u / 3.0) * (s * (u - shift - c) + d) - 1.0
 
         lo = c - d / s + shift  # p = 0 here, so h(lo) = -1
         step = 1.0
@@ -372,33 +386,40 @@ def wmax_approx(
     log_w: float | None = None,
     n_ref: float = 2.0,
     asymptotic: bool = False,
+    epoch_rtt: Any = None,
 ) -> float | np.ndarray:
     """Eq. (13) with the paper's approximation "log W_max is constant":
 
         W_max = (64 C / (beta (4 - beta)^3))^(1/4) * (a (n - b)(L - c) + d)^(-3/4),
 
-    with L = log_w held fixed for every n. The paper does not say which L; by default
-    (log_w=None) L = ln wmax_exact(n_ref), so that the approximation agrees with the exact
-    root at n_ref (default 2 hops, the start of the paper's 2..5 fit). With L fixed, p is
-    affine in n, and W_max ~ (n - n0)^(-3/4), n0 = b - d / (a (L - c)); only for n >> n0 is
-    this the paper's n^(-0.75).
+    with L = log_w held fixed for every n (L is the log of the loss model's argument). The
+    paper does not say which L; by default (log_w=None) L = ln wmax_exact(n_ref), so that the
+    approximation agrees with the exact root at n_ref (default 2 hops, the start of the
+    paper's 2..5 fit). With L fixed, p is affine in n, and W_max ~ (n - n0)^(-3/4),
+    n0 = b - d / (a (L - c)); only for n >> n0 is this the paper's n^(-0.75).
 
     asymptotic=True drops b and d as well (p = a (L - c) n), which is exactly the paper's
-    stated proportionality W_max ~ n^(-0.75). Returns packets; NaN where the bracket
-    a (n - b)(L - c) + d is not positive (no loss predicted, no finite W_max).
+    stated proportionality W_max ~ n^(-0.75). epoch_rtt (seconds, scalar or one per n; needs
+    an explicit log_w) reads r as seconds as in :func:`wmax_exact`, which multiplies W_max by
+    epoch_rtt^(3/4). Returns packets; NaN where the bracket a (n - b)(L - c) + d is not
+    positive (no loss predicted, no finite W_max).
     """
     n_arr = _hops(n)
     pref = wmax_prefactor(C, beta)
     if log_w is None:
+        if epoch_rtt is not None:
+            raise ValueError("wmax_approx: give log_w when epoch_rtt is given (the default L "
+                             "would need the epoch RTT at n_ref)")
         log_w = math.log(float(wmax_exact(n_ref, C, beta, a, b, c, d)))
     else:
         log_w = float(_array("log_w", log_w))
+    epoch = 1.0 if epoch_rtt is None else _per_n("epoch_rtt", epoch_rtt, n_arr.shape)
     if asymptotic:
         p = a * n_arr * (log_w - c)
     else:
         p = a * (n_arr - b) * (log_w - c) + d
     with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(p > 0, pref * np.abs(p) ** -0.75, np.nan)
+        w = np.where(p > 0, pref * (np.abs(p) / epoch) ** -0.75, np.nan)
     return _out(w)
 
 
@@ -418,6 +439,7 @@ def bandwidth(
     log_w: float | None = None,
     n_ref: float = 2.0,
     loss_at_rate: bool = False,
+    cubic_time: bool = False,
 ) -> float | np.ndarray:
     """Eq. (6) with eq. (12), the throughput behind eq. (14), in bytes per second:
 
@@ -427,28 +449,35 @@ def bandwidth(
     The paper only says "when the number of hops increases, RTT also increases"; its step
     from W_max ~ n^-0.75 to BW ~ n^-1.75 needs RTT proportional to n, hence the default
     rtt_base = 0. rtt_per_hop (seconds; default 10 ms) and mss (bytes; default 1448, ccsim's
-    default) are not given in the paper: they scale BW but do not change its exponent.
+    default) are not given in the paper: with the paper's reading they scale BW but do not
+    change its exponent.
 
     method: "exact" (:func:`wmax_exact`), "approx" (:func:`wmax_approx` with log_w / n_ref)
-    or "asymptotic" (:func:`wmax_approx` with asymptotic=True). loss_at_rate=True evaluates
-    the loss model at W_max / RTT(n) pkt/s instead of at the window (exact method, and the
-    default L of the approximations).
+    or "asymptotic" (:func:`wmax_approx` with asymptotic=True). The approximations' default
+    L is the log of the loss model's argument at the exact root at n_ref.
+    loss_at_rate=True evaluates the loss model at W_max / RTT(n) pkt/s instead of at the
+    window; cubic_time=True reads eq. (11) with r in seconds (CUBIC proper, epoch_rtt =
+    RTT(n) in :func:`wmax_exact`). The BW formula is the same in both readings of r.
     """
     n_arr = _hops(n)
     _positive("mss", mss)
     _positive("rtt_per_hop", rtt_per_hop)
     _check("rtt_base", rtt_base, lambda x: x >= 0, "rtt_base >= 0 (seconds)")
+    if method not in ("exact", "approx", "asymptotic"):
+        raise ValueError(f"method = {method!r} is not one of 'exact', 'approx', 'asymptotic'")
     rtt = rtt_base + n_arr * rtt_per_hop
     if method == "exact":
-        w = wmax_exact(n_arr, C, beta, a, b, c, d, loss_rtt=rtt if loss_at_rate else None)
-    elif method in ("approx", "asymptotic"):
-        if log_w is None and loss_at_rate:
-            rtt_ref = rtt_base + n_ref * rtt_per_hop
-            log_w = math.log(float(wmax_exact(n_ref, C, beta, a, b, c, d, loss_rtt=rtt_ref)) / rtt_ref)
-        w = wmax_approx(n_arr, C, beta, a, b, c, d, log_w=log_w, n_ref=n_ref,
-                        asymptotic=method == "asymptotic")
+        w = wmax_exact(n_arr, C, beta, a, b, c, d, loss_rtt=rtt if loss_at_rate else None,
+                       epoch_rtt=rtt if cubic_time else None)
     else:
-        raise ValueError(f"method = {method!r} is not one of 'exact', 'approx', 'asymptotic'")
+        if log_w is None:
+            rtt_ref = rtt_base + n_ref * rtt_per_hop
+            w_ref = float(wmax_exact(n_ref, C, beta, a, b, c, d,
+                                     loss_rtt=rtt_ref if loss_at_rate else None,
+                                     epoch_rtt=rtt_ref if cubic_time else None))
+            log_w = math.log(w_ref / rtt_ref if loss_at_rate else w_ref)
+        w = wmax_approx(n_arr, C, beta, a, b, c, d, log_w=log_w, asymptotic=method == "asymptotic",
+                        epoch_rtt=rtt if cubic_time else None)
     return _out(mss * np.asarray(w) * (1.0 - beta / 4.0) / rtt)
 
 
@@ -495,6 +524,7 @@ def model_curves(
     log_w: float | None = None,
     n_ref: float = 2.0,
     loss_at_rate: bool = False,
+    cubic_time: bool = False,
 ):
     """The E4 model curves, one row per hop count, for plotting against simulation.
 
@@ -502,13 +532,16 @@ def model_curves(
     (packets; eq. 13 with log W_max held at L, and the exact root of eq. 5); p_exact (the loss
     ratio at the exact root); bw_approx_mbps and bw_exact_mbps (eq. 6/14, payload Mbps).
     Defaults: the paper's C, beta and eq. (10); mss = 1448 bytes and rtt_per_hop = 10 ms are
-    assumptions (the paper gives neither), RTT proportional to n as eq. (14) requires. See
-    :func:`bandwidth` and :func:`wmax_approx` for the other parameters.
+    assumptions (the paper gives neither), RTT proportional to n as eq. (14) requires.
+    loss_at_rate and cubic_time switch to the other readings of the loss model's w and of
+    eq. (11)'s r (see :func:`bandwidth`); log_w and n_ref set the approximation's held log
+    (see :func:`wmax_approx`).
     """
     import pandas as pd
 
     n_arr = _hops(ns).ravel()
-    common = dict(C=C, beta=beta, a=a, b=b, c=c, d=d, log_w=log_w, n_ref=n_ref, loss_at_rate=loss_at_rate)
+    common = dict(C=C, beta=beta, a=a, b=b, c=c, d=d, log_w=log_w, n_ref=n_ref,
+                  loss_at_rate=loss_at_rate, cubic_time=cubic_time)
     rtt = rtt_base + n_arr * rtt_per_hop
     bw_exact = np.asarray(bandwidth(n_arr, mss, rtt_per_hop, rtt_base, method="exact", **common))
     bw_approx = np.asarray(bandwidth(n_arr, mss, rtt_per_hop, rtt_base, method="approx", **common))

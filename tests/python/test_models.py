@@ -140,6 +140,30 @@ def test_wmax_exact_with_the_loss_model_at_the_rate():
     assert w < m.wmax_exact(2)  # a higher argument means more loss, so a smaller window
 
 
+def test_wmax_exact_with_r_in_seconds():
+    # epoch_rtt = 1 s: seconds and rounds coincide
+    np.testing.assert_allclose(m.wmax_exact(NS, epoch_rtt=1.0), m.wmax_exact(NS), rtol=1e-12)
+    # RTT = 30 ms at 3 hops: packets per epoch = integral w dt / RTT
+    w = m.wmax_exact(3, epoch_rtt=0.03)
+    assert m.cubic_integral(w) / 0.03 * m.loss_ratio(w, 3) == pytest.approx(1, rel=1e-10)
+    w = m.wmax_exact(NS, epoch_rtt=NS * 0.01)  # one RTT per n
+    np.testing.assert_allclose(m.cubic_integral(w) / (NS * 0.01) * m.loss_ratio(w, NS), 1, rtol=1e-10)
+
+
+def test_eq12_13_match_the_rfc8312_response_function():
+    # RFC 8312 sec. 5.1, r in seconds: average W = (C (3 + beta_cubic) / (4 (1 - beta_cubic)))^(1/4)
+    # * (RTT / p)^(3/4), beta_cubic = 1 - beta. Here the average over the epoch is
+    # integral / K = W_max (1 - beta/4), W_max = prefactor * (p / RTT)^(-3/4).
+    # The two are the same expression: prefactor^4 (1 - beta/4)^4
+    # = 64 C / (beta (4 - beta)^3) * (4 - beta)^4 / 256 = C (4 - beta) / (4 beta), and
+    # 4 - beta = 3 + beta_cubic, beta = 1 - beta_cubic.
+    # beta = 0.3: (0.4 * 3.7 / (4 * 0.3))^(1/4) = 1.233333^(1/4) = exp(0.209721 / 4) = 1.053829
+    assert m.wmax_prefactor(0.4, 0.3) * (1 - 0.3 / 4) == pytest.approx((0.4 * 3.7 / 1.2) ** 0.25, rel=1e-12)
+    assert m.wmax_prefactor(0.4, 0.3) * (1 - 0.3 / 4) == pytest.approx(1.053829, rel=1e-6)
+    assert m.wmax_approx(3, beta=0.3, log_w=4.0, epoch_rtt=0.03) == pytest.approx(
+        m.wmax_approx(3, beta=0.3, log_w=4.0) * 0.03 ** 0.75, rel=1e-12)
+
+
 def test_wmax_approx():
     # held at the exact root's log at n_ref: equal there
     assert m.wmax_approx(2) == pytest.approx(m.wmax_exact(2), rel=1e-12)
@@ -173,6 +197,17 @@ def test_exponents_over_2_to_5_hops(capsys):
         assert kbw - kw == pytest.approx(1, abs=1e-9)
     # the exact root flattens with n (ln W_max -> c): the local exponent falls
     assert m.exponent([10, 100], m.wmax_exact([10, 100])).k < 0.2
+
+
+def test_exponents_with_r_in_seconds(capsys):
+    """CUBIC proper (r in seconds) makes W_max grow with RTT^(3/4), so with RTT ~ n the
+    paper's asymptotic argument gives BW ~ n^-1 instead of n^-1.75."""
+    fits = {meth: m.exponent(NS, m.bandwidth(NS, method=meth, cubic_time=True)).k
+            for meth in ("asymptotic", "approx", "exact")}
+    with capsys.disabled():
+        print("\nBW exponents over n = 2..5, r in seconds, RTT = n * 10 ms:", {k: round(v, 3) for k, v in fits.items()})
+    assert fits["asymptotic"] == pytest.approx(1.0, abs=1e-9)
+    assert fits["exact"] == pytest.approx(1.916, abs=1e-3)
 
 
 def test_approx_exponent_depends_on_the_held_log():
@@ -221,6 +256,9 @@ def test_model_curves():
     rate = m.model_curves(NS, loss_at_rate=True)
     np.testing.assert_allclose(rate.wmax_exact, m.wmax_exact(NS, loss_rtt=NS * 0.01), rtol=1e-12)
     assert rate.wmax_approx[0] == pytest.approx(rate.wmax_exact[0], rel=1e-12)
+    secs = m.model_curves(NS, cubic_time=True, loss_at_rate=True)
+    np.testing.assert_allclose(secs.wmax_exact, m.wmax_exact(NS, loss_rtt=NS * 0.01, epoch_rtt=NS * 0.01), rtol=1e-12)
+    assert secs.wmax_approx[0] == pytest.approx(secs.wmax_exact[0], rel=1e-12)
 
 
 # --------------------------------------------------------------------------- errors
@@ -247,6 +285,9 @@ def test_model_curves():
     (lambda: m.wmax_exact(2, loss_rtt=0), r"loss_rtt = 0"),
     (lambda: m.wmax_approx(0.5), r"n = 0.5 is outside .* n >= 1"),
     (lambda: m.wmax_approx(3, n_ref=1), r"n = 1 is outside the accepted range a \(n - b\) > 0"),
+    (lambda: m.wmax_exact(2, epoch_rtt=-1), r"epoch_rtt = -1 .* epoch_rtt > 0"),
+    (lambda: m.wmax_exact(NS, loss_rtt=[0.1, 0.2]), r"loss_rtt must be a scalar or have n's shape"),
+    (lambda: m.wmax_approx(3, epoch_rtt=0.03), r"give log_w when epoch_rtt is given"),
     (lambda: m.bandwidth(2, method="x"), r"method = 'x' is not one of"),
     (lambda: m.bandwidth(2, rtt_per_hop=0), r"rtt_per_hop = 0"),
     (lambda: m.exponent([1, 2], [1, 0]), r"bws = 0 .* bws > 0"),
