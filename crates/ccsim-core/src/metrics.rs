@@ -89,6 +89,46 @@ pub struct TimeSeries {
 }
 
 impl TimeSeries {
+    /// One row for a flow's sender at time `t_s`; `last` holds (bytes acked, packets delivered)
+    /// at the previous sample and is updated. `queue_pkts`/`queue_bytes` describe the queue the
+    /// caller reports beside the flow (the bottleneck's, or the sender station's interface queue).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_sender(
+        &mut self,
+        t_s: f64,
+        flow: u32,
+        cc: &'static str,
+        s: &crate::tcp::sender::Sender,
+        last: &mut (u64, u64),
+        interval_s: f64,
+        queue_pkts: u32,
+        queue_bytes: u64,
+    ) {
+        use crate::time::to_ms;
+        let acked = s.stats.bytes_acked;
+        let delivered = s.sk.delivered;
+        let tel = s.cc.telemetry();
+        let mss = s.cfg.mss as f64;
+        self.time_s.push(t_s);
+        self.flow.push(flow);
+        self.cc.push(cc);
+        self.delivery_rate_mbps.push((delivered - last.1) as f64 * mss * 8.0 / interval_s / 1e6);
+        self.goodput_mbps.push((acked - last.0) as f64 * 8.0 / interval_s / 1e6);
+        self.bytes_acked.push(acked);
+        self.cwnd_pkts.push(s.sk.cwnd);
+        self.srtt_ms.push(if s.sk.srtt > 0 { to_ms(s.sk.srtt) } else { f64::NAN });
+        self.rtprop_ms.push(tel.rtprop_ms);
+        self.btlbw_mbps.push(tel.btlbw_bps / 1e6);
+        self.rho.push(tel.rho);
+        self.queue_state.push(tel.queue_state);
+        self.shadow_wnd_pkts.push(tel.shadow_wnd_pkts);
+        self.pacing_rate_mbps.push(if s.sk.paced { s.sk.pacing_rate as f64 * 8.0 / 1e6 } else { f64::NAN });
+        self.inflight_pkts.push(s.sk.packets_in_flight());
+        self.queue_pkts.push(queue_pkts);
+        self.queue_bytes.push(queue_bytes);
+        *last = (acked, delivered);
+    }
+
     pub fn len(&self) -> usize {
         self.time_s.len()
     }

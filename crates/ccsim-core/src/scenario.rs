@@ -6,6 +6,8 @@ use crate::cc::{self, Params};
 use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
 use crate::units::{self, Size};
+use crate::wireless::dcf::{Host, WFlow, WFlowKind, WirelessConfig};
+use crate::wireless::phy::{profile, PROFILES};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -191,6 +193,8 @@ const TCP_KEYS: &[&str] = &[
     "recovery",
 ];
 const FLOW_KEYS: &[&str] = &["cc", "count", "access_rate", "access_delay", "start", "stop", "size", "params"];
+/// Flow keys of a `[wireless]` scenario only.
+const WIRELESS_FLOW_KEYS: &[&str] = &["protocol", "rate", "packet_size", "src", "dst"];
 
 /// Defaults of the `[tcp]` table, in the scenario's own notation.
 fn tcp_defaults() -> Vec<(&'static str, Value)> {
@@ -285,118 +289,223 @@ fn parse_params(path: &str, cc_name: &str, v: Option<&Value>) -> Result<Params, 
     Ok(params)
 }
 
-impl Scenario {
-    pub fn from_json_str(s: &str) -> Result<Scenario, ScenarioError> {
-        let v: Value = serde_json::from_str(s).map_err(|e| ScenarioError { path: String::new(), message: format!("invalid scenario JSON: {e}") })?;
-        Scenario::from_value(&v)
+/// What every scenario has, whatever its network.
+struct Common {
+    name: Option<String>,
+    duration: Time,
+    seed: u64,
+    sample_interval: Time,
+    tcp: TcpConfig,
+    norm: Map<String, Value>,
+    tcp_norm: Map<String, Value>,
+}
+
+fn parse_common(top: &Table) -> Result<Common, ScenarioError> {
+    let mut norm = Map::new();
+    let name = match top.get("name") {
+        None => None,
+        Some(x) => Some(as_str("name", x, "a string")?.to_string()),
+    };
+    if let Some(d) = top.get("description") {
+        as_str("description", d, "a string")?;
     }
-
-    pub fn from_value(v: &Value) -> Result<Scenario, ScenarioError> {
-        let top = Table::new("", v, TOP_KEYS)?;
-        top.check_unknown()?;
-        let mut norm = Map::new();
-
-        let name = match top.get("name") {
-            None => None,
-            Some(x) => Some(as_str("name", x, "a string")?.to_string()),
-        };
-        if let Some(d) = top.get("description") {
-            as_str("description", d, "a string")?;
+    let dv = top.require("duration", "a time such as \"100s\"")?;
+    let duration = time_in("duration", dv, MS, 1_000_000 * SEC, "a time from 1ms to 1000000s")?;
+    let seed = match top.get("seed") {
+        None => 1,
+        Some(x) => int_in("seed", x, 0, MAX_SEED as i64)? as u64,
+    };
+    let siv = top.get("sample_interval").cloned().unwrap_or(Value::from("100ms"));
+    let sample_interval = time_in("sample_interval", &siv, MS, duration.max(MS), "a time from 1ms to the duration")?;
+    for k in ["name", "description", "duration"] {
+        if let Some(x) = top.get(k) {
+            norm.insert(k.into(), x.clone());
         }
-        let dv = top.require("duration", "a time such as \"100s\"")?;
-        let duration = time_in("duration", dv, MS, 1_000_000 * SEC, "a time from 1ms to 1000000s")?;
-        let seed = match top.get("seed") {
-            None => 1,
-            Some(x) => int_in("seed", x, 0, MAX_SEED as i64)? as u64,
-        };
-        let siv = top.get("sample_interval").cloned().unwrap_or(Value::from("100ms"));
-        let sample_interval = time_in("sample_interval", &siv, MS, duration.max(MS), "a time from 1ms to the duration")?;
-        for k in ["name", "description", "duration"] {
-            if let Some(x) = top.get(k) {
-                norm.insert(k.into(), x.clone());
+    }
+    norm.insert("seed".into(), Value::from(seed));
+    norm.insert("sample_interval".into(), siv);
+
+    // [tcp]: defaults for every flow.
+    let mut tcp = TcpConfig::default();
+    let mut tcp_norm = Map::new();
+    for (k, dv) in tcp_defaults() {
+        tcp_norm.insert(k.into(), dv);
+    }
+    if let Some(tv) = top.get("tcp") {
+        let t = Table::new("tcp", tv, TCP_KEYS)?;
+        t.check_unknown()?;
+        for k in TCP_KEYS {
+            if let Some(x) = t.get(k) {
+                apply_tcp_key(&mut tcp, &t.p(k), k, x)?;
+                tcp_norm.insert((*k).into(), x.clone());
             }
         }
-        norm.insert("seed".into(), Value::from(seed));
-        norm.insert("sample_interval".into(), siv);
+    }
+    if tcp.max_rto < tcp.min_rto {
+        return err("tcp.max_rto", "must not be below tcp.min_rto");
+    }
+    Ok(Common { name, duration, seed, sample_interval, tcp, norm, tcp_norm })
+}
 
-        // [tcp]: defaults for every flow.
-        let mut tcp = TcpConfig::default();
-        let mut tcp_norm = Map::new();
-        for (k, dv) in tcp_defaults() {
-            tcp_norm.insert(k.into(), dv);
-        }
-        if let Some(tv) = top.get("tcp") {
-            let t = Table::new("tcp", tv, TCP_KEYS)?;
-            t.check_unknown()?;
-            for k in TCP_KEYS {
-                if let Some(x) = t.get(k) {
-                    apply_tcp_key(&mut tcp, &t.p(k), k, x)?;
-                    tcp_norm.insert((*k).into(), x.clone());
+/// A `[[flows]]` entry's traffic: TCP with an algorithm, or UDP constant bit rate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Traffic {
+    Tcp,
+    /// `pps` datagrams per second of `size` payload bytes.
+    Udp { pps: f64, size: u32 },
+}
+
+/// One flow as parsed, before it is mapped onto a network.
+struct ParsedFlow {
+    cfg: FlowConfig,
+    traffic: Traffic,
+    src: usize,
+    dst: usize,
+}
+
+/// Parse `[[flows]]`. `hops` is `Some` for a wireless line (stations 0..=hops), which allows
+/// `protocol`, `rate`, `packet_size`, `src` and `dst`, and has no access links.
+fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<ParsedFlow>, Vec<Value>), ScenarioError> {
+    let fv = top.require("flows", "one or more [[flows]] tables, each with cc = \"newreno\", \"cubic\" or \"bbr\"")?;
+    let Value::Array(groups) = fv else {
+        return err("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
+    };
+    if groups.is_empty() {
+        return err("flows", "empty; accepted: one or more [[flows]] tables");
+    }
+    let mut allowed_flow: Vec<&'static str> = FLOW_KEYS.to_vec();
+    allowed_flow.extend_from_slice(TCP_KEYS);
+    allowed_flow.extend_from_slice(WIRELESS_FLOW_KEYS);
+    let duration = c.duration;
+    let mut flows = Vec::new();
+    let mut flows_norm = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        let gp = format!("flows[{gi}]");
+        let t = Table::new(&gp, g, &allowed_flow)?;
+        t.check_unknown()?;
+        match hops {
+            None => {
+                for k in WIRELESS_FLOW_KEYS {
+                    if t.get(k).is_some() {
+                        return err(&t.p(k), "only used in a [wireless] scenario; a dumbbell flow is TCP from its own sender over its access link");
+                    }
+                }
+            }
+            Some(_) => {
+                for k in ["access_rate", "access_delay"] {
+                    if t.get(k).is_some() {
+                        return err(&t.p(k), "not used in a [wireless] scenario: flows run between stations of the line (use src and dst)");
+                    }
                 }
             }
         }
-        if tcp.max_rto < tcp.min_rto {
-            return err("tcp.max_rto", "must not be below tcp.min_rto");
-        }
-
-        // [[flows]]
-        let fv = top.require("flows", "one or more [[flows]] tables, each with cc = \"newreno\", \"cubic\" or \"bbr\"")?;
-        let Value::Array(groups) = fv else {
-            return err("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
+        let mut fnorm = Map::new();
+        let protocol = match t.get("protocol") {
+            None => "tcp",
+            Some(x) => match x.as_str() {
+                Some("tcp") => "tcp",
+                Some("udp") => "udp",
+                _ => return err(&t.p("protocol"), format!("invalid value {}; accepted: \"tcp\" or \"udp\"", show(x))),
+            },
         };
-        if groups.is_empty() {
-            return err("flows", "empty; accepted: one or more [[flows]] tables");
+        if hops.is_some() {
+            fnorm.insert("protocol".into(), Value::from(protocol));
         }
-        let mut allowed_flow: Vec<&'static str> = FLOW_KEYS.to_vec();
-        allowed_flow.extend_from_slice(TCP_KEYS);
-        let mut flows = Vec::new();
-        let mut flows_norm = Vec::new();
-        for (gi, g) in groups.iter().enumerate() {
-            let gp = format!("flows[{gi}]");
-            let t = Table::new(&gp, g, &allowed_flow)?;
-            t.check_unknown()?;
+        let (cc_name, traffic) = if protocol == "udp" {
+            for k in ["cc", "params", "size"].iter().chain(TCP_KEYS.iter()) {
+                if t.get(k).is_some() {
+                    let hint = if *k == "size" { " (the datagram size is packet_size)" } else { "" };
+                    return err(&t.p(k), format!("not used by a UDP flow{hint}; accepted keys for protocol = \"udp\": rate, packet_size, count, start, stop, src, dst"));
+                }
+            }
+            let psv = t.get("packet_size").cloned().unwrap_or(Value::from(1000));
+            let size = int_in(&t.p("packet_size"), &psv, 1, 65_507)? as u32;
+            let rv = t.require("rate", "a packet rate such as \"500pps\" or a bit rate such as \"4Mbps\" (of UDP payload)")?;
+            let rs = as_str(&t.p("rate"), rv, "a packet rate such as \"500pps\" or a bit rate such as \"4Mbps\"")?;
+            let pps = if let Some(n) = rs.strip_suffix("pps") {
+                match n.trim().parse::<f64>() {
+                    Ok(x) if x > 0.0 && x <= 1e7 => x,
+                    _ => return err(&t.p("rate"), format!("{} is not a valid packet rate; accepted: a number of packets per second in (0, 1e7], e.g. \"500pps\"", show(rv))),
+                }
+            } else {
+                match units::parse_rate(rs) {
+                    Some(bps) => bps as f64 / (8.0 * size as f64),
+                    None => return err(&t.p("rate"), format!("malformed rate {}; accepted: a packet rate such as \"500pps\" or {RATE_HELP}", show(rv))),
+                }
+            };
+            fnorm.insert("rate".into(), rv.clone());
+            fnorm.insert("packet_size".into(), psv);
+            ("udp", Traffic::Udp { pps, size })
+        } else {
+            for k in ["rate", "packet_size"] {
+                if t.get(k).is_some() {
+                    return err(&t.p(k), "only used by a UDP flow (protocol = \"udp\")");
+                }
+            }
             let ccv = t.require("cc", &format!("one of {}", cc::names().join(", ")))?;
             let cc_name = as_str(&t.p("cc"), ccv, &cc::names().join(", "))?;
             if cc::find(cc_name).is_none() {
                 return err(&t.p("cc"), format!("unknown algorithm \"{cc_name}\"; accepted: {}", cc::names().join(", ")));
             }
-            let count = match t.get("count") {
-                None => 1,
-                Some(x) => int_in(&t.p("count"), x, 1, 100_000)? as usize,
-            };
-            let arv = t.get("access_rate").cloned().unwrap_or(Value::from("1Gbps"));
-            let access_rate_bps = parse_rate(&t.p("access_rate"), &arv)?;
-            let adv = t.get("access_delay").cloned().unwrap_or(Value::from("0ms"));
-            let access_delay = time_in(&t.p("access_delay"), &adv, 0, 100 * SEC, "a time from 0s to 100s")?;
-            let sv = t.get("start").cloned().unwrap_or(Value::from("0s"));
-            let start = time_in(&t.p("start"), &sv, 0, duration, "a time from 0s to the duration")?;
-            let stop = match t.get("stop") {
-                None => None,
-                Some(x) => Some(time_in(&t.p("stop"), x, start + 1, duration, "a time after start and not after the duration")?),
-            };
-            let size = match t.get("size") {
-                None => None,
-                Some(x) => {
-                    let s = as_str(&t.p("size"), x, SIZE_HELP)?;
-                    match units::parse_size(s, false, false) {
-                        Some(Size::Bytes(b)) if b >= 1 => Some(b),
-                        Some(_) => return err(&t.p("size"), format!("{} is out of range; accepted: at least 1B", show(x))),
-                        None => return err(&t.p("size"), format!("malformed size {}; accepted: {SIZE_HELP}", show(x))),
-                    }
-                }
-            };
-            let mut ftcp = tcp.clone();
-            let mut fnorm = Map::new();
             fnorm.insert("cc".into(), Value::from(cc_name));
-            fnorm.insert("count".into(), Value::from(count));
+            (cc_name, Traffic::Tcp)
+        };
+        let count = match t.get("count") {
+            None => 1,
+            Some(x) => int_in(&t.p("count"), x, 1, 100_000)? as usize,
+        };
+        fnorm.insert("count".into(), Value::from(count));
+        let (mut access_rate_bps, mut access_delay) = (0, 0);
+        if hops.is_none() {
+            let arv = t.get("access_rate").cloned().unwrap_or(Value::from("1Gbps"));
+            access_rate_bps = parse_rate(&t.p("access_rate"), &arv)?;
+            let adv = t.get("access_delay").cloned().unwrap_or(Value::from("0ms"));
+            access_delay = time_in(&t.p("access_delay"), &adv, 0, 100 * SEC, "a time from 0s to 100s")?;
             fnorm.insert("access_rate".into(), arv);
             fnorm.insert("access_delay".into(), adv);
-            fnorm.insert("start".into(), sv);
-            for k in ["stop", "size"] {
-                if let Some(x) = t.get(k) {
-                    fnorm.insert(k.into(), x.clone());
+        }
+        let (mut src, mut dst) = (0, 0);
+        if let Some(h) = hops {
+            src = match t.get("src") {
+                None => 0,
+                Some(x) => int_in(&t.p("src"), x, 0, h as i64)? as usize,
+            };
+            dst = match t.get("dst") {
+                None => h,
+                Some(x) => int_in(&t.p("dst"), x, 0, h as i64)? as usize,
+            };
+            if src == dst {
+                return err(&t.p("dst"), format!("{dst} is the flow's own source station; accepted: a station in [0, {h}] other than src"));
+            }
+            fnorm.insert("src".into(), Value::from(src));
+            fnorm.insert("dst".into(), Value::from(dst));
+        }
+        let sv = t.get("start").cloned().unwrap_or(Value::from("0s"));
+        let start = time_in(&t.p("start"), &sv, 0, duration, "a time from 0s to the duration")?;
+        let stop = match t.get("stop") {
+            None => None,
+            Some(x) => Some(time_in(&t.p("stop"), x, start + 1, duration, "a time after start and not after the duration")?),
+        };
+        let size = match t.get("size") {
+            None => None,
+            Some(x) => {
+                let s = as_str(&t.p("size"), x, SIZE_HELP)?;
+                match units::parse_size(s, false, false) {
+                    Some(Size::Bytes(b)) if b >= 1 => Some(b),
+                    Some(_) => return err(&t.p("size"), format!("{} is out of range; accepted: at least 1B", show(x))),
+                    None => return err(&t.p("size"), format!("malformed size {}; accepted: {SIZE_HELP}", show(x))),
                 }
             }
+        };
+        fnorm.insert("start".into(), sv);
+        for k in ["stop", "size"] {
+            if let Some(x) = t.get(k) {
+                fnorm.insert(k.into(), x.clone());
+            }
+        }
+        let mut ftcp = c.tcp.clone();
+        let mut params = Params(Default::default());
+        if traffic == Traffic::Tcp {
             for k in TCP_KEYS {
                 if let Some(x) = t.get(k) {
                     apply_tcp_key(&mut ftcp, &t.p(k), k, x)?;
@@ -406,7 +515,7 @@ impl Scenario {
             if ftcp.max_rto < ftcp.min_rto {
                 return err(&t.p("max_rto"), "must not be below min_rto");
             }
-            let params = parse_params(&t.p("params"), cc_name, t.get("params"))?;
+            params = parse_params(&t.p("params"), cc_name, t.get("params"))?;
             let info = cc::find(cc_name).expect("validated algorithm");
             let pn: Map<String, Value> = params
                 .0
@@ -424,9 +533,11 @@ impl Scenario {
                 })
                 .collect();
             fnorm.insert("params".into(), Value::Object(pn));
-            flows_norm.push(Value::Object(fnorm));
-            for _ in 0..count {
-                flows.push(FlowConfig {
+        }
+        flows_norm.push(Value::Object(fnorm));
+        for _ in 0..count {
+            flows.push(ParsedFlow {
+                cfg: FlowConfig {
                     group: gi,
                     cc: cc_name.to_string(),
                     params: params.clone(),
@@ -436,10 +547,254 @@ impl Scenario {
                     start,
                     stop,
                     size,
-                });
+                },
+                traffic: traffic.clone(),
+                src,
+                dst,
+            });
+        }
+    }
+    Ok((flows, flows_norm))
+}
+
+/// A scenario of either network: what `ccsim run` and the bindings accept.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyScenario {
+    Dumbbell(Scenario),
+    Wireless(WirelessScenario),
+}
+
+impl AnyScenario {
+    pub fn from_json_str(s: &str) -> Result<AnyScenario, ScenarioError> {
+        let v: Value = serde_json::from_str(s).map_err(|e| ScenarioError { path: String::new(), message: format!("invalid scenario JSON: {e}") })?;
+        AnyScenario::from_value(&v)
+    }
+
+    pub fn from_value(v: &Value) -> Result<AnyScenario, ScenarioError> {
+        if v.get("wireless").is_some() {
+            Ok(AnyScenario::Wireless(WirelessScenario::from_value(v)?))
+        } else {
+            Ok(AnyScenario::Dumbbell(Scenario::from_value(v)?))
+        }
+    }
+
+    pub fn normalized(&self) -> &Value {
+        match self {
+            AnyScenario::Dumbbell(s) => &s.normalized,
+            AnyScenario::Wireless(s) => &s.normalized,
+        }
+    }
+
+    pub fn seed(&self) -> u64 {
+        match self {
+            AnyScenario::Dumbbell(s) => s.seed,
+            AnyScenario::Wireless(s) => s.seed,
+        }
+    }
+}
+
+/// A multi-hop 802.11 line (the `[wireless]` table in place of `[bottleneck]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WirelessScenario {
+    pub name: Option<String>,
+    pub duration: Time,
+    pub seed: u64,
+    pub sample_interval: Time,
+    pub config: WirelessConfig,
+    pub flows: Vec<WFlow>,
+    pub normalized: Value,
+}
+
+const WIRELESS_KEYS: &[&str] = &[
+    "hops", "profile", "environment", "queue", "rx_reach", "cs_reach", "if_reach", "retry_limit", "fer", "background_load", "background_frame",
+    "host", "rts_cts",
+];
+const HOST_KEYS: &[&str] = &["ingress", "egress", "backlog"];
+
+/// Named environments: (background load, frame error rate, background frame airtime).
+pub const ENVIRONMENTS: &[&str] = &["darkroom", "indoor"];
+fn environment(name: &str) -> Option<(f64, f64, Time)> {
+    match name {
+        "darkroom" => Some((0.0, 0.0, 250 * crate::time::US)),
+        "indoor" => Some((INDOOR_LOAD, INDOOR_FER, 250 * crate::time::US)),
+        _ => None,
+    }
+}
+/// The `indoor` environment: other networks keep the channel busy this fraction of the time...
+pub const INDOOR_LOAD: f64 = 0.3;
+/// ...and this fraction of data frames is lost to noise.
+pub const INDOOR_FER: f64 = 0.05;
+
+/// Named host processing profiles (see `wireless::dcf::Host`).
+pub const HOSTS: &[&str] = &["none", "rpi3"];
+fn host_profile(name: &str) -> Option<Host> {
+    match name {
+        "none" => Some(Host::none()),
+        // Chosen, not measured: the seed gives no per-packet cost. 0.5 ms each way puts a
+        // one-hop UDP source's peak at 1 / (ingress + egress) = 1000 packets/s, the top of the
+        // seed's input range.
+        "rpi3" => Some(Host { ingress: 500 * crate::time::US, egress: 500 * crate::time::US, backlog: 1000 }),
+        _ => None,
+    }
+}
+
+impl WirelessScenario {
+    pub fn from_value(v: &Value) -> Result<WirelessScenario, ScenarioError> {
+        let mut keys = TOP_KEYS.to_vec();
+        keys.push("wireless");
+        keys.retain(|k| *k != "bottleneck");
+        if v.get("bottleneck").is_some() {
+            return err("bottleneck", "a scenario has either a [bottleneck] (dumbbell) or a [wireless] table, not both");
+        }
+        let top = Table::new("", v, &keys)?;
+        top.check_unknown()?;
+        let mut c = parse_common(&top)?;
+
+        let w = Table::new("wireless", top.get("wireless").expect("checked"), WIRELESS_KEYS)?;
+        w.check_unknown()?;
+        let mut wn = Map::new();
+        let hops = int_in("wireless.hops", w.require("hops", "an integer in [1, 64]")?, 1, 64)? as usize;
+        wn.insert("hops".into(), Value::from(hops));
+        let pv = w.get("profile").cloned().unwrap_or(Value::from("80211n-20mhz"));
+        let pname = as_str("wireless.profile", &pv, &PROFILES.join(", "))?;
+        let Some(phy) = profile(pname) else {
+            return err("wireless.profile", format!("unknown profile {}; accepted: {}", show(&pv), PROFILES.join(", ")));
+        };
+        wn.insert("profile".into(), pv.clone());
+        let mut cfg = WirelessConfig::new(hops, phy);
+        let ev = w.get("environment").cloned().unwrap_or(Value::from("darkroom"));
+        let ename = as_str("wireless.environment", &ev, &ENVIRONMENTS.join(", "))?;
+        let Some((load, fer, bg_frame)) = environment(ename) else {
+            return err("wireless.environment", format!("unknown environment {}; accepted: {}", show(&ev), ENVIRONMENTS.join(", ")));
+        };
+        wn.insert("environment".into(), ev.clone());
+        cfg.background_load = load;
+        cfg.fer = fer;
+        cfg.background_frame = bg_frame;
+        if let Some(x) = w.get("background_load") {
+            cfg.background_load = float_in("wireless.background_load", x, 0.0, 0.95, "a fraction of airtime in [0, 0.95]")?;
+        }
+        if let Some(x) = w.get("fer") {
+            cfg.fer = float_in("wireless.fer", x, 0.0, 1.0, "a probability in [0, 1]")?;
+        }
+        if let Some(x) = w.get("background_frame") {
+            cfg.background_frame = time_in("wireless.background_frame", x, crate::time::US, SEC, "a time from 1us to 1s")?;
+        }
+        wn.insert("background_load".into(), Value::from(cfg.background_load));
+        wn.insert("fer".into(), Value::from(cfg.fer));
+        wn.insert("background_frame".into(), w.get("background_frame").cloned().unwrap_or(Value::from(format!("{}us", cfg.background_frame / crate::time::US))));
+        if let Some(x) = w.get("queue") {
+            cfg.queue_pkts = int_in("wireless.queue", x, 1, 1_000_000)? as usize;
+        }
+        wn.insert("queue".into(), Value::from(cfg.queue_pkts));
+        if let Some(x) = w.get("retry_limit") {
+            cfg.retry_limit = int_in("wireless.retry_limit", x, 0, 255)? as u32;
+        }
+        wn.insert("retry_limit".into(), Value::from(cfg.retry_limit));
+        if let Some(x) = w.get("rx_reach") {
+            cfg.rx_reach = int_in("wireless.rx_reach", x, 1, 64)? as usize;
+        }
+        if let Some(x) = w.get("cs_reach") {
+            cfg.cs_reach = int_in("wireless.cs_reach", x, cfg.rx_reach as i64, 64)? as usize;
+        }
+        if let Some(x) = w.get("if_reach") {
+            cfg.if_reach = int_in("wireless.if_reach", x, cfg.rx_reach as i64, 64)? as usize;
+        }
+        if cfg.cs_reach < cfg.rx_reach {
+            return err("wireless.rx_reach", format!("{} is beyond cs_reach = {}; a station senses every frame it can decode", cfg.rx_reach, cfg.cs_reach));
+        }
+        if cfg.if_reach < cfg.rx_reach {
+            return err("wireless.rx_reach", format!("{} is beyond if_reach = {}; a frame that can be decoded also interferes", cfg.rx_reach, cfg.if_reach));
+        }
+        wn.insert("rx_reach".into(), Value::from(cfg.rx_reach));
+        wn.insert("cs_reach".into(), Value::from(cfg.cs_reach));
+        wn.insert("if_reach".into(), Value::from(cfg.if_reach));
+        if let Some(x) = w.get("rts_cts") {
+            if boolean("wireless.rts_cts", x)? {
+                return err("wireless.rts_cts", "true is not supported: RTS/CTS is not modelled; accepted: false");
             }
         }
+        wn.insert("rts_cts".into(), Value::from(false));
+        let hv = w.get("host").cloned().unwrap_or(Value::from("none"));
+        cfg.host = match &hv {
+            Value::String(sn) => match host_profile(sn) {
+                Some(h) => h,
+                None => return err("wireless.host", format!("unknown host profile {}; accepted: {} or a table with ingress, egress and backlog", show(&hv), HOSTS.join(", "))),
+            },
+            Value::Object(_) => {
+                let h = Table::new("wireless.host", &hv, HOST_KEYS)?;
+                h.check_unknown()?;
+                let mut host = Host::none();
+                if let Some(x) = h.get("ingress") {
+                    host.ingress = time_in("wireless.host.ingress", x, 0, SEC, "a time from 0s to 1s")?;
+                }
+                if let Some(x) = h.get("egress") {
+                    host.egress = time_in("wireless.host.egress", x, 0, SEC, "a time from 0s to 1s")?;
+                }
+                if let Some(x) = h.get("backlog") {
+                    host.backlog = int_in("wireless.host.backlog", x, 1, 1_000_000)? as usize;
+                }
+                host
+            }
+            _ => return err("wireless.host", format!("expected a string or a table, got {}; accepted: {} or a table with ingress, egress and backlog", show(&hv), HOSTS.join(", "))),
+        };
+        wn.insert(
+            "host".into(),
+            serde_json::json!({
+                "ingress": format!("{}ns", cfg.host.ingress),
+                "egress": format!("{}ns", cfg.host.egress),
+                "backlog": cfg.host.backlog,
+            }),
+        );
 
+        let (parsed, flows_norm) = parse_flows(&top, &c, Some(hops))?;
+        let flows = parsed
+            .into_iter()
+            .map(|p| WFlow {
+                group: p.cfg.group,
+                src: p.src,
+                dst: p.dst,
+                start: p.cfg.start,
+                stop: p.cfg.stop,
+                kind: match p.traffic {
+                    Traffic::Udp { pps, size } => WFlowKind::Udp { pps, size },
+                    Traffic::Tcp => WFlowKind::Tcp { cc: p.cfg.cc, params: p.cfg.params, tcp: p.cfg.tcp, size: p.cfg.size },
+                },
+            })
+            .collect();
+        c.norm.insert("wireless".into(), Value::Object(wn));
+        c.norm.insert("tcp".into(), Value::Object(std::mem::take(&mut c.tcp_norm)));
+        c.norm.insert("flows".into(), Value::Array(flows_norm));
+        Ok(WirelessScenario {
+            name: c.name,
+            duration: c.duration,
+            seed: c.seed,
+            sample_interval: c.sample_interval,
+            config: cfg,
+            flows,
+            normalized: Value::Object(c.norm),
+        })
+    }
+}
+
+impl Scenario {
+    pub fn from_json_str(s: &str) -> Result<Scenario, ScenarioError> {
+        let v: Value = serde_json::from_str(s).map_err(|e| ScenarioError { path: String::new(), message: format!("invalid scenario JSON: {e}") })?;
+        Scenario::from_value(&v)
+    }
+
+    pub fn from_value(v: &Value) -> Result<Scenario, ScenarioError> {
+        if v.get("wireless").is_some() {
+            return err("wireless", "a [wireless] scenario is not a dumbbell (parse it with AnyScenario)");
+        }
+        let top = Table::new("", v, TOP_KEYS)?;
+        top.check_unknown()?;
+        let mut c = parse_common(&top)?;
+        let (parsed, flows_norm) = parse_flows(&top, &c, None)?;
+        let flows: Vec<FlowConfig> = parsed.into_iter().map(|p| p.cfg).collect();
+        let (duration, seed, tcp) = (c.duration, c.seed, c.tcp.clone());
+        let mut norm = std::mem::take(&mut c.norm);
+        let tcp_norm = std::mem::take(&mut c.tcp_norm);
         // [bottleneck]
         let bv = top.require("bottleneck", "a [bottleneck] table with rate and delay")?;
         let b = Table::new("bottleneck", bv, BOTTLENECK_KEYS)?;
@@ -491,10 +846,10 @@ impl Scenario {
         norm.insert("flows".into(), Value::Array(flows_norm));
 
         Ok(Scenario {
-            name,
+            name: c.name,
             duration,
             seed,
-            sample_interval,
+            sample_interval: c.sample_interval,
             bottleneck: BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss },
             flows,
             normalized: Value::Object(norm),

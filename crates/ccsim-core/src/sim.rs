@@ -34,8 +34,8 @@ struct Flow {
     delack_event_at: Option<Time>,
     pace_event_at: Option<Time>,
     rack_event_at: Option<Time>,
-    last_sample_acked: u64,
-    last_sample_delivered: u64,
+    /// (bytes acked, packets delivered) at the last sample.
+    last_sample: (u64, u64),
 }
 
 pub struct Sim {
@@ -105,8 +105,7 @@ impl Sim {
                 delack_event_at: None,
                 pace_event_at: None,
                 rack_event_at: None,
-                last_sample_acked: 0,
-                last_sample_delivered: 0,
+                last_sample: (0, 0),
             });
         }
         let mut q = EventQueue::with_capacity(64 + 8 * flows.len());
@@ -416,31 +415,7 @@ impl Sim {
         let qb = self.bn.queue_bytes;
         let interval = to_secs(self.sample_interval);
         for (i, fl) in self.flows.iter_mut().enumerate() {
-            let s = &fl.sender;
-            let acked = s.stats.bytes_acked;
-            let tel = s.cc.telemetry();
-            let ts = &mut self.ts;
-            ts.time_s.push(t);
-            ts.flow.push(i as u32);
-            ts.cc.push(fl.cc_name);
-            let delivered = s.sk.delivered;
-            let mss = s.cfg.mss as f64;
-            ts.delivery_rate_mbps.push((delivered - fl.last_sample_delivered) as f64 * mss * 8.0 / interval / 1e6);
-            ts.goodput_mbps.push((acked - fl.last_sample_acked) as f64 * 8.0 / interval / 1e6);
-            ts.bytes_acked.push(acked);
-            ts.cwnd_pkts.push(s.sk.cwnd);
-            ts.srtt_ms.push(if s.sk.srtt > 0 { to_ms(s.sk.srtt) } else { f64::NAN });
-            ts.rtprop_ms.push(tel.rtprop_ms);
-            ts.btlbw_mbps.push(tel.btlbw_bps / 1e6);
-            ts.rho.push(tel.rho);
-            ts.queue_state.push(tel.queue_state);
-            ts.shadow_wnd_pkts.push(tel.shadow_wnd_pkts);
-            ts.pacing_rate_mbps.push(if s.sk.paced { s.sk.pacing_rate as f64 * 8.0 / 1e6 } else { f64::NAN });
-            ts.inflight_pkts.push(s.sk.packets_in_flight());
-            ts.queue_pkts.push(qp);
-            ts.queue_bytes.push(qb);
-            fl.last_sample_acked = acked;
-            fl.last_sample_delivered = delivered;
+            self.ts.push_sender(t, i as u32, fl.cc_name, &fl.sender, &mut fl.last_sample, interval, qp, qb);
         }
     }
 

@@ -5,14 +5,16 @@ use ccsim_core::metrics::{EventLog, TimeSeries};
 use ccsim_core::scenario::MAX_SEED;
 use ccsim_core::sim::Sim;
 use ccsim_core::time::SEC;
-use ccsim_core::{cc, Scenario};
+use ccsim_core::scenario::AnyScenario;
+use ccsim_core::wireless::dcf::WirelessSim;
+use ccsim_core::cc;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-fn parse(scenario_json: &str) -> PyResult<Scenario> {
-    Scenario::from_json_str(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))
+fn parse(scenario_json: &str) -> PyResult<AnyScenario> {
+    AnyScenario::from_json_str(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Turn a Rust panic (a bug) into a Python RuntimeError instead of printing panic text.
@@ -33,7 +35,7 @@ fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 /// Validate a scenario (JSON of the TOML structure); return it normalised, defaults filled in.
 #[pyfunction]
 fn validate(scenario_json: &str) -> PyResult<String> {
-    guarded(|| Ok(parse(scenario_json)?.normalized.to_string()))
+    guarded(|| Ok(parse(scenario_json)?.normalized().to_string()))
 }
 
 fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>> {
@@ -82,20 +84,42 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
                 return Err(PyValueError::new_err(format!("seed: {s} is out of range; accepted: an integer in [0, {MAX_SEED}]")));
             }
         }
-        let mut sim = Sim::new(&sc, seed.unwrap_or(sc.seed));
+        let seed = seed.unwrap_or(sc.seed());
         let t0 = std::time::Instant::now();
-        let end = sim.end_time();
-        let mut t = 0;
-        while t < end {
-            t = (t + SEC).min(end);
-            py.allow_threads(|| sim.run_until(t));
-            py.check_signals()?;
-        }
-        sim.finish();
-        let out = sim.into_output(&sc, t0.elapsed().as_secs_f64());
-        let cols = columns(py, &out.timeseries)?;
-        let ev = event_columns(py, &out.events)?;
-        Ok((out.summary.to_json(), cols, ev))
+        // Run in chunks of 1 s of simulated time, honouring Ctrl-C between chunks.
+        let (summary, ts, ev) = match &sc {
+            AnyScenario::Dumbbell(sc) => {
+                let mut sim = Sim::new(sc, seed);
+                let end = sim.end_time();
+                let mut t = 0;
+                while t < end {
+                    t = (t + SEC).min(end);
+                    py.allow_threads(|| sim.run_until(t));
+                    py.check_signals()?;
+                }
+                sim.finish();
+                let out = sim.into_output(sc, t0.elapsed().as_secs_f64());
+                (out.summary.to_json(), out.timeseries, out.events)
+            }
+            AnyScenario::Wireless(sc) => {
+                let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, seed);
+                sim.sample_every(sc.sample_interval);
+                let end = sim.end_time();
+                let mut t = 0;
+                while t < end {
+                    t = (t + SEC).min(end);
+                    py.allow_threads(|| sim.run_until(t));
+                    py.check_signals()?;
+                }
+                sim.finish();
+                let out = sim.output(t0.elapsed().as_secs_f64());
+                let summary = out.summary_json(sc.name.as_deref(), &sc.normalized["wireless"]).to_string();
+                (summary, std::mem::take(&mut sim.ts), std::mem::take(&mut sim.cc_events))
+            }
+        };
+        let cols = columns(py, &ts)?;
+        let ev = event_columns(py, &ev)?;
+        Ok((summary, cols, ev))
     })
 }
 
