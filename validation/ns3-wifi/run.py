@@ -146,10 +146,16 @@ def _cache_key(args: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
+#: ns-3 runs answered from the cache / run, in this process
+NS3_RUNS = {"cached": 0, "run": 0}
+
+
 def run_ns3(args: list[str], raw_dir: Path | None) -> dict[str, Any]:
     cache = raw_dir / f"ns3-{_cache_key(args)}.json" if raw_dir is not None else None
     if cache is not None and cache.is_file():
+        NS3_RUNS["cached"] += 1
         return json.loads(cache.read_text())
+    NS3_RUNS["run"] += 1
     r = subprocess.run([str(NS3_BIN), *args], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"ns-3 failed ({r.returncode}): {' '.join(args)}\n{r.stderr[-2000:]}")
@@ -537,6 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         "queue": QUEUE,
         "retry_limit": RETRY_LIMIT,
         "elapsed_s": round(time.perf_counter() - t0, 1),
+        "ns3_runs": dict(NS3_RUNS),
     }
     (a.out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(text)
