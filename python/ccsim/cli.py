@@ -255,35 +255,58 @@ def _print_summary(result: Result) -> None:
     from rich.table import Table
 
     d = result.to_dict()
+    wireless = d.get("network") == "wireless"
     table = Table(box=box.SIMPLE_HEAD, show_edge=False)
     table.add_column("flow", justify="right", no_wrap=True)
     table.add_column("algorithm", no_wrap=True)
+    if wireless:
+        table.add_column("path", no_wrap=True)
     table.add_column("throughput\nMbps", justify="right", no_wrap=True)
+    if wireless:
+        table.add_column("sent\npkts", justify="right", no_wrap=True)
+        table.add_column("loss\nratio", justify="right", no_wrap=True)
     table.add_column("retransmits", justify="right", no_wrap=True)
     table.add_column("RTT mean\nms", justify="right", no_wrap=True)
     table.add_column("RTT p95\nms", justify="right", no_wrap=True)
     table.add_column("final cwnd\npkts", justify="right", no_wrap=True)
     for f in d.get("flows", []):
-        table.add_row(
-            str(f.get("id", "")),
-            str(f.get("cc", "")),
-            _num(f.get("throughput_mbps"), ".3f"),
+        row = [str(f.get("id", "")), str(f.get("cc", ""))]
+        if wireless:
+            row.append(f"{f.get('src')} -> {f.get('dst')}")
+        row.append(_num(f.get("throughput_mbps"), ".3f"))
+        if wireless:
+            row += [_num(f.get("sent"), ","), _num(f.get("loss_ratio"), ".4f")]
+        row += [
             _num(f.get("retransmits"), ","),
             _num(f.get("rtt_mean_ms"), ".1f"),
             _num(f.get("rtt_p95_ms"), ".1f"),
             _num(f.get("cwnd_final_pkts"), ",.0f"),
-        )
+        ]
+        table.add_row(*row)
     console = _console()
     console.print(_title(result, d), soft_wrap=True)
     console.print(table)
-    bn = d.get("bottleneck", {}) or {}
-    util = bn.get("utilization")
-    util_s = "-" if not isinstance(util, (int, float)) else f"{100 * util:.1f}%"
+    if wireless:
+        w = d.get("wireless", {}) or {}
+        st = d.get("stations", []) or []
+        attempts = sum(s.get("tx_attempts", 0) for s in st)
+        timeouts = sum(s.get("ack_timeouts", 0) for s in st)
+        network = (
+            f"{w.get('hops')} hops, {w.get('profile')}, {w.get('environment')} | "
+            f"MAC retries {100 * timeouts / attempts if attempts else 0:.1f}% of attempts | "
+            f"queue drops {sum(s.get('queue_drops', 0) for s in st):,} | "
+            f"retry drops {sum(s.get('retry_drops', 0) for s in st):,} | "
+            f"host drops {sum(s.get('host_drops', 0) for s in st):,}"
+        )
+    else:
+        bn = d.get("bottleneck", {}) or {}
+        util = bn.get("utilization")
+        util_s = "-" if not isinstance(util, (int, float)) else f"{100 * util:.1f}%"
+        network = f"bottleneck utilization {util_s} | drops {_num(bn.get('drops'), ',')}"
     console.print(
         f"total {_num(d.get('total_throughput_mbps'), '.3f')} Mbps | "
         f"Jain index {_num(d.get('jain_index'), '.4f')} | "
-        f"bottleneck utilization {util_s} | "
-        f"drops {_num(bn.get('drops'), ',')} | "
+        f"{network} | "
         f"events {_num(d.get('events'), ',')} | "
         f"simulated {_num(d.get('sim_seconds'), '.3f')} s | "
         f"wall {_num(d.get('wall_seconds'), '.3f')} s",

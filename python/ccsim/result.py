@@ -177,6 +177,25 @@ class Result:
         return copy.deepcopy(self._summary.get("bottleneck", {}))
 
     @property
+    def network(self) -> str:
+        """``"dumbbell"`` or ``"wireless"``."""
+        return self._summary.get("network", "dumbbell")
+
+    @property
+    def wireless(self) -> dict[str, Any]:
+        """The resolved ``[wireless]`` settings of a wireless run (empty for a dumbbell)."""
+        return copy.deepcopy(self._summary.get("wireless", {}))
+
+    @cached_property
+    def stations(self) -> pd.DataFrame:
+        """Per-station MAC and host counters of a wireless run, one row per station
+        (attempts, successes, ACK timeouts, retry/queue/host drops, collisions at the
+        receiver, frame errors, CPU utilization); empty for a dumbbell run."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self._summary.get("stations", []))
+
+    @property
     def flows(self) -> list[dict[str, Any]]:
         """Per-flow summaries as a list of dicts (same content as :attr:`summary`)."""
         return copy.deepcopy(self._summary.get("flows", []))

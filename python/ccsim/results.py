@@ -120,7 +120,7 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
             listing = ", ".join(_sql_str(str(f)) for f in files)
             selects.append(
                 f"SELECT {_sql_str(e)} AS experiment, * "
-                f"FROM read_parquet([{listing}], union_by_name = true)"
+                f"FROM read_parquet([{listing}], union_by_name = true, hive_partitioning = false)"
             )
         if selects:
             con.execute(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))

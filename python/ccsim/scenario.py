@@ -153,6 +153,24 @@ class Scenario:
         self._table("bottleneck").update(_drop_none(fields))
         return self
 
+    def wireless(self, **fields: Any) -> Scenario:
+        """Set fields of ``[wireless]`` (hops, profile, environment, queue, host, ...), the
+        802.11 line used in place of ``[bottleneck]``. Returns self."""
+        self._table("wireless").update(_drop_none(fields))
+        return self
+
+    def add_udp_flow(self, rate: str, packet_size: int | None = None, count: int | None = None, **fields: Any) -> Scenario:
+        """Append a UDP constant-bit-rate ``[[flows]]`` entry (wireless scenarios):
+        ``rate`` such as ``"500pps"`` or ``"4Mbps"`` (of UDP payload), ``packet_size`` in
+        payload bytes; other keywords (src, dst, start, stop) as given. Returns self."""
+        flow: dict[str, Any] = {"protocol": "udp", "rate": rate}
+        if packet_size is not None:
+            flow["packet_size"] = packet_size
+        if count is not None:
+            flow["count"] = count
+        flow.update(_drop_none(fields))
+        return self._append_flow(flow)
+
     def tcp(self, **fields: Any) -> Scenario:
         """Set fields of ``[tcp]`` (mss, delayed_ack, min_rto, ...). Returns self."""
         self._table("tcp").update(_drop_none(fields))
@@ -169,6 +187,9 @@ class Scenario:
         if count is not None:
             flow["count"] = count
         flow.update(_drop_none(fields))
+        return self._append_flow(flow)
+
+    def _append_flow(self, flow: dict[str, Any]) -> Scenario:
         flows = self._data.setdefault("flows", [])
         if not isinstance(flows, list):
             raise ScenarioError(f"flows: expected an array of tables; got {flows!r}")

@@ -248,6 +248,15 @@ def test_query_aggregates_over_runs(stored):
     results.query(out, "SELECT count(*) FROM cc_events")
 
 
+def test_query_spans_experiments(tmp_path):
+    """Several experiments in one store make one view each (DuckDB 2 would otherwise add a second
+    `experiment` column from the experiment=NAME directories and refuse the union)."""
+    for name in ("a", "b"):
+        execute(expand(base_scenario(), {"bottleneck.loss": [0]}, experiment=name), tmp_path, jobs=1, progress=False)
+    got = results.query(tmp_path, "SELECT experiment, count(DISTINCT key) AS n FROM runs GROUP BY 1 ORDER BY 1")
+    assert got["experiment"].tolist() == ["a", "b"] and got["n"].tolist() == [1, 1]
+
+
 def test_query_sees_failed_runs(tmp_path):
     bad = base_scenario()
     bad["bottleneck"]["loss"] = 7

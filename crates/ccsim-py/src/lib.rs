@@ -71,6 +71,18 @@ fn event_columns<'py>(py: Python<'py>, ev: &EventLog) -> PyResult<Bound<'py, PyD
     Ok(d)
 }
 
+/// Advance a simulation to `end` in chunks of 1 s of simulated time, without the GIL,
+/// honouring Ctrl-C between chunks.
+fn in_chunks(py: Python<'_>, end: u64, mut run_until: impl FnMut(u64) + Send) -> PyResult<()> {
+    let mut t = 0;
+    while t < end {
+        t = (t + SEC).min(end);
+        py.allow_threads(|| run_until(t));
+        py.check_signals()?;
+    }
+    Ok(())
+}
+
 /// Run one simulation. Returns (summary_json, time-series columns, event columns). The GIL is released while
 /// the simulation runs, in chunks of 1 s of simulated time; between chunks Ctrl-C is honoured.
 #[pyfunction]
@@ -91,12 +103,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
             AnyScenario::Dumbbell(sc) => {
                 let mut sim = Sim::new(sc, seed);
                 let end = sim.end_time();
-                let mut t = 0;
-                while t < end {
-                    t = (t + SEC).min(end);
-                    py.allow_threads(|| sim.run_until(t));
-                    py.check_signals()?;
-                }
+                in_chunks(py, end, |t| sim.run_until(t))?;
                 sim.finish();
                 let out = sim.into_output(sc, t0.elapsed().as_secs_f64());
                 (out.summary.to_json(), out.timeseries, out.events)
@@ -105,12 +112,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
                 let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, seed);
                 sim.sample_every(sc.sample_interval);
                 let end = sim.end_time();
-                let mut t = 0;
-                while t < end {
-                    t = (t + SEC).min(end);
-                    py.allow_threads(|| sim.run_until(t));
-                    py.check_signals()?;
-                }
+                in_chunks(py, end, |t| sim.run_until(t))?;
                 sim.finish();
                 let out = sim.output(t0.elapsed().as_secs_f64());
                 let summary = out.summary_json(sc.name.as_deref(), &sc.normalized["wireless"]).to_string();

@@ -190,3 +190,104 @@ def e5_cardwell(d: Data, stem: Path) -> None:
     ax.legend()
     ax.grid(alpha=0.3, which="both")
     _save(fig, stem)
+
+
+def _e4_udp_means(d: Data) -> pd.DataFrame:
+    g = d.runs.groupby(["env", "hops", "rate_pps"])
+    return pd.DataFrame({"thr": g["throughput_mbps"].mean(), "loss": g["loss_ratio"].mean()}).reset_index()
+
+
+def e4_exp1(d: Data, stem: Path) -> None:
+    """Figs. 4/5 (throughput vs input rate per hop count, each environment) and figs. 7/9 (loss
+    ratio vs input rate, darkroom, with the paper's eq. 9 curves dashed)."""
+    from ..models import loss_ratio
+
+    u = _e4_udp_means(d)
+    envs = sorted(u.env.unique())
+    fig, axes = plt.subplots(1, len(envs) + 1, figsize=(5 * (len(envs) + 1), 4))
+    cmap = plt.get_cmap("viridis")
+    hops = sorted(u.hops.unique())
+    color = {n: cmap(i / max(len(hops) - 1, 1)) for i, n in enumerate(hops)}
+    for ax, env in zip(axes, envs):
+        for n in hops:
+            g = u[(u.env == env) & (u.hops == n)].sort_values("rate_pps")
+            ax.plot(g.rate_pps, g.thr, marker="o", ms=3, color=color[n], label=f"{n} hop{'s' if n > 1 else ''}")
+        ax.set_title(f"{env}: UDP CBR")
+        ax.set_xlabel("input rate (packets/s)")
+        ax.set_ylabel("throughput (Mbps)")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    ax = axes[-1]
+    dark = u[u.env == "darkroom"] if "darkroom" in envs else u
+    for n in hops:
+        g = dark[dark.hops == n].sort_values("rate_pps")
+        ax.plot(g.rate_pps, g["loss"], marker="o", ms=3, color=color[n], label=f"{n} (ccsim)")
+        if n >= 2:
+            w = np.geomspace(max(g.rate_pps.min(), 10), g.rate_pps.max(), 50)
+            ax.plot(w, loss_ratio(w, n, clip=True), ls="--", lw=1, color=color[n])
+    ax.set_xscale("log")
+    ax.set_title("darkroom: loss ratio (dashed: paper's eq. 9)")
+    ax.set_xlabel("input rate (packets/s)")
+    ax.set_ylabel("packet loss ratio")
+    ax.grid(alpha=0.3, which="both")
+    _save(fig, stem)
+
+
+def _e4_tcp_means(d: Data) -> pd.DataFrame:
+    return flow_means(d.runs, ["env", "cc", "hops"])
+
+
+def e4_exp2(d: Data, stem: Path) -> None:
+    """Fig. 6: TCP throughput vs hops on log-log axes, with ccsim's fits over 2..5 hops and the
+    paper's eq. 7 and 8."""
+    from .catalogue import E4_FIT_HOPS, E4_PAPER_FITS, _loglog_fit
+
+    f = _e4_tcp_means(d)
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    styles = {"darkroom": "-", "indoor": ":"}
+    for (env, cc), g in f.groupby(["env", "cc"]):
+        g = g.sort_values("hops")
+        line = ax.errorbar(g.hops, g["mean"], yerr=g["std"], marker="o" if cc == "cubic" else "s", ms=4, capsize=3,
+                           ls=styles.get(env, "-"), label=f"{_name(cc)}, {env}")
+        sel = g[(g.hops >= E4_FIT_HOPS[0]) & (g.hops <= E4_FIT_HOPS[1])]
+        if len(sel) >= 2:
+            a, k, _ = _loglog_fit(sel.hops, sel["mean"])
+            x = np.linspace(E4_FIT_HOPS[0], E4_FIT_HOPS[1], 20)
+            ax.plot(x, a / x**k, lw=0.8, color=line[0].get_color(), alpha=0.6)
+    for env, (a, k) in E4_PAPER_FITS.items():
+        x = np.linspace(E4_FIT_HOPS[0], E4_FIT_HOPS[1], 20)
+        ax.plot(x, a / x**k, ls="--", color="black" if env == "darkroom" else "grey", lw=1.2,
+                label=f"paper {env}: {a:g} / n^{k:g}")
+    _loglog_hops_axes(ax, sorted(f.hops.unique()))
+    ax.legend(fontsize=7)
+    _save(fig, stem)
+
+
+def e4_model(d: Data, stem: Path) -> None:
+    """The model of eq. 9-14 (approximation and exact root, paper's constants) against ccsim's
+    CUBIC throughput (darkroom and indoor) vs hops, log-log."""
+    from .. import models
+
+    f = _e4_tcp_means(d)
+    ns = np.arange(2, 8)
+    curves = models.model_curves(ns)
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    ax.plot(curves.n, curves.bw_exact_mbps, "k-", label="model, eq. 13 solved exactly")
+    ax.plot(curves.n, curves.bw_approx_mbps, "k--", label="model, eq. 13 approximated (log W_max held)")
+    for env, g in f[f.cc == "cubic"].groupby("env"):
+        g = g.sort_values("hops")
+        ax.errorbar(g.hops, g["mean"], yerr=g["std"], marker="o", ms=4, capsize=3, label=f"ccsim CUBIC, {env}")
+    _loglog_hops_axes(ax, sorted(set(f.hops.unique()) | set(ns.tolist())))
+    ax.legend(fontsize=7)
+    _save(fig, stem)
+
+
+def _loglog_hops_axes(ax, hops) -> None:
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("hops")
+    ax.set_ylabel("throughput (Mbps)")
+    ax.set_xticks(hops)
+    ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.get_xaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.grid(alpha=0.3, which="both")
