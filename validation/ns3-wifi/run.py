@@ -134,6 +134,9 @@ def ns3_args(
         f"--queue={QUEUE}",
         f"--retryLimit={RETRY_LIMIT}",
     ]
+    if profile == "80211n-20mhz" and variant in ("ns3", "ns3-noeifs"):
+        # ccsim's HT profile uses EDCA best effort's AIFSN 3, as a QoS station does.
+        args.append("--aifsn=3")
     if flows:
         args.append("--flows=" + ",".join(f"{s}-{d}" for s, d in flows))
     return args

@@ -688,7 +688,7 @@ impl WirelessScenario {
         }
         wn.insert("queue".into(), Value::from(cfg.queue_pkts));
         if let Some(x) = w.get("retry_limit") {
-            cfg.retry_limit = int_in("wireless.retry_limit", x, 0, 255)? as u32;
+            cfg.retry_limit = int_in("wireless.retry_limit", x, 1, 255)? as u32;
         }
         wn.insert("retry_limit".into(), Value::from(cfg.retry_limit));
         if let Some(x) = w.get("rx_reach") {

@@ -15,7 +15,7 @@
 //! - The receiver ACKs a frame decoded without collision or random frame error after SIFS,
 //!   at the basic rate. The ACK can itself collide.
 //! - A missing ACK doubles CW up to CWmax, and a frame is dropped after `retry_limit`
-//!   retries.
+//!   transmission attempts (dot11ShortRetryLimit, 7).
 //! - Stations that decode a data frame set a NAV until its ACK ends.
 //! - A successful frame resets CW and starts a new backoff (post-backoff).
 //! - Duplicates of a frame whose ACK was lost are ACKed but not forwarded again.
@@ -772,8 +772,12 @@ impl WirelessSim {
         let phy = self.cfg.phy.clone();
         if tx.ack {
             // The ACK's sender goes back to its own business (contending, or waiting for an
-            // ACK of its own).
+            // ACK of its own). Its own ACK kept the medium busy for it: a countdown restarts
+            // DIFS after the ACK ends, not after the data frame it acknowledged.
             self.st[from].acking = false;
+            if self.st[from].busy == 0 {
+                self.st[from].idle_since = now;
+            }
             let ok = !tx.corrupted;
             let i = tx.to;
             if ok && self.st[i].state == St::WaitAck && self.st[i].queue.front().map(|f| f.id) == Some(tx.frame_id) {
@@ -846,7 +850,8 @@ impl WirelessSim {
         s.stats.ack_timeouts += 1;
         s.state = St::Idle;
         s.retries += 1;
-        if s.retries > limit {
+        // retry_limit counts transmission attempts (dot11ShortRetryLimit).
+        if s.retries >= limit {
             s.queue.pop_front();
             s.loaded = false;
             s.stats.retry_drops += 1;
@@ -1183,17 +1188,19 @@ mod tests {
             let thr: Vec<f64> = rates.iter().map(|&r| run(hops, r).0).collect();
             // Below saturation the line carries the offered load...
             assert!((thr[0] / (200.0 * 1470.0 * 8.0 / 1e6) - 1.0).abs() < 0.02, "{hops} hops: {thr:?}");
-            // ...then throughput stops rising (4000 and 8000 pps are past saturation for any
-            // hop count), at a capacity that falls with the hop count.
-            assert!(thr[4] < 1.02 * thr[3] && thr[3] > thr[2] * 0.99, "{hops} hops: {thr:?}");
+            // ...then it stops rising (4000 and 8000 pps are past saturation for any hop
+            // count): the delivered rate stays far below the offered load and no longer grows.
+            // Past saturation a line of 3+ hops may lose a little (2% at 3 hops): the source
+            // takes airtime its relays need, the 802.11 chain effect.
+            assert!(thr[4] < 1.02 * thr[3] && thr[3] < 0.8 * (4000.0 * 1470.0 * 8.0 / 1e6), "{hops} hops: {thr:?}");
+            assert!(thr[3] > 0.95 * thr[2], "{hops} hops: {thr:?}");
         }
         assert!(run(1, 4000.0).0 > run(2, 4000.0).0 && run(2, 4000.0).0 > run(3, 4000.0).0);
         // Loss: none for one hop below saturation; present from two hops on at higher rates.
         assert_eq!(run(1, 2000.0).1, 0.0);
         assert!(run(2, 2000.0).1 > 0.1);
-        // (Packets still queued at the end are in flight, not lost: at 1000 pps a 3-hop line is
-        // just past its capacity and the 1000-packet queue absorbs 10 s of the excess.)
-        assert!(run(3, 1000.0).1 == 0.0 && run(3, 1500.0).1 > 0.2);
+        // (Packets still queued at the end are in flight, not lost.)
+        assert!(run(3, 500.0).1 == 0.0 && run(3, 1500.0).1 > 0.2);
     }
 
     /// With the host model, a source generating w packets/s spends w x ingress of its CPU on

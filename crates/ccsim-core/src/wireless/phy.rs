@@ -11,8 +11,13 @@ pub struct Phy {
     pub basic_rate_bps: u64,
     pub slot: Time,
     pub sifs: Time,
-    /// PLCP preamble and header.
+    /// PLCP preamble and header of data frames.
     pub preamble: Time,
+    /// Preamble of control frames (ACKs): legacy OFDM, 20 us, in both profiles.
+    pub ack_preamble: Time,
+    /// AIFSN: slots after SIFS before the countdown (2 = DCF's DIFS; 3 = EDCA best effort,
+    /// which HT stations use for QoS data).
+    pub aifsn: u32,
     /// 2.4 GHz OFDM signal extension after every frame (802.11g ERP-OFDM, 802.11n at 2.4 GHz).
     pub signal_ext: Time,
     pub cw_min: u32,
@@ -23,17 +28,22 @@ pub struct Phy {
 }
 
 impl Phy {
+    /// DIFS (AIFS for QoS stations): SIFS + AIFSN slots.
     pub fn difs(&self) -> Time {
-        self.sifs + 2 * self.slot
+        self.sifs + self.aifsn as Time * self.slot
     }
 
     /// Airtime of a PSDU of `bytes` at `rate_bps`: preamble + ceil((16 + 8 bytes + 6) / bits
     /// per symbol) symbols of 4 us + signal extension.
     pub fn airtime(&self, bytes: u32, rate_bps: u64) -> Time {
+        self.airtime_with(self.preamble, bytes, rate_bps)
+    }
+
+    fn airtime_with(&self, preamble: Time, bytes: u32, rate_bps: u64) -> Time {
         let bits = 16 + 8 * bytes as u64 + 6;
         let bits_per_symbol = rate_bps * 4 / 1_000_000;
         let symbols = bits.div_ceil(bits_per_symbol);
-        self.preamble + symbols * 4 * US + self.signal_ext
+        preamble + symbols * 4 * US + self.signal_ext
     }
 
     /// Airtime of a data frame carrying an IP packet of `ip_bytes`.
@@ -41,8 +51,9 @@ impl Phy {
         self.airtime(ip_bytes + self.mac_overhead, self.data_rate_bps)
     }
 
+    /// An ACK: a legacy OFDM frame at the basic rate, with the legacy preamble.
     pub fn ack_airtime(&self) -> Time {
-        self.airtime(self.ack_bytes, self.basic_rate_bps)
+        self.airtime_with(self.ack_preamble, self.ack_bytes, self.basic_rate_bps)
     }
 
     /// How long a sender waits for the ACK before retrying: SIFS + slot + the ACK's preamble
@@ -61,6 +72,8 @@ pub fn ieee80211g() -> Phy {
         slot: 9 * US,
         sifs: 10 * US,
         preamble: 20 * US,
+        ack_preamble: 20 * US,
+        aifsn: 2,
         signal_ext: 6 * US,
         cw_min: 15,
         cw_max: 1023,
@@ -81,6 +94,8 @@ pub fn ieee80211n_20mhz() -> Phy {
         slot: 9 * US,
         sifs: 10 * US,
         preamble: 36 * US,
+        ack_preamble: 20 * US,
+        aifsn: 3,
         signal_ext: 6 * US,
         cw_min: 15,
         cw_max: 1023,
