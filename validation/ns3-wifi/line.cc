@@ -17,9 +17,8 @@
 //                 default, 3 for AC_BE).
 //   both          ConstantRateWifiManager, slot 9 us (ns-3 uses 20 us for 802.11g unless told),
 //                 SIFS 10 us, CWmin 15, CWmax 1023, RTS/CTS and fragmentation off (frames are far
-//                 below the thresholds), FrameRetryLimit = --retryLimit + 1 transmission
-//                 attempts (ccsim drops a frame after retry_limit retries, i.e. after
-//                 retry_limit + 1 attempts).
+//                 below the thresholds), FrameRetryLimit = --retryLimit transmission
+//                 attempts (dot11ShortRetryLimit; ccsim's retry_limit counts the same).
 //
 // Channel (--propagation=matrix, the default): YansWifiChannel with a
 // MatrixPropagationLossModel that gives every pair of stations one hop apart a received power
@@ -371,7 +370,7 @@ main(int argc, char* argv[])
     cmd.AddValue("pps", "datagrams per second of each flow (default of --flows)", pps);
     cmd.AddValue("size", "UDP payload bytes", size);
     cmd.AddValue("queue", "WifiMacQueue size (packets)", queue);
-    cmd.AddValue("retryLimit", "retries before a frame is dropped (attempts = retries + 1)", retryLimit);
+    cmd.AddValue("retryLimit", "transmission attempts before a frame is dropped (dot11ShortRetryLimit, as ccsim)", retryLimit);
     cmd.AddValue("flows", "src-dst[@pps],... (default 0-hops)", flows);
     cmd.AddValue("eifs", "use EIFS after failed receptions (ns-3 default)", eifs);
     cmd.AddValue("capture", "install SimpleFrameCaptureModel", capture);
@@ -469,7 +468,7 @@ main(int argc, char* argv[])
                 "QosSupported",
                 BooleanValue(!g),
                 "FrameRetryLimit",
-                UintegerValue(retryLimit + 1),
+                UintegerValue(retryLimit),
                 "BE_MaxAmpduSize",
                 UintegerValue(0),
                 "BE_MaxAmsduSize",
