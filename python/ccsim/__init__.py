@@ -15,6 +15,11 @@ or build a scenario in code::
           .add_flow("cubic", count=2))
     result = ccsim.run(sc)
 
+Real Linux TCP over an emulated bottleneck (Linux, root; takes the scenario's duration)::
+
+    res = ccsim.emulate(sc)                 # the same Result, with "mode": "emulation"
+    both = ccsim.compare(sc)                # simulation and emulation side by side
+
 Sweeps (every combination x seeds, run in parallel and stored as Parquet)::
 
     df = ccsim.sweep(sc, {"bottleneck.loss": [0, 0.001, 0.01]}, runs=5, out="runs/loss")
@@ -39,6 +44,8 @@ from .scenario import Scenario, ScenarioError, algorithms, load
 from .result import Result, run
 from . import results
 from .sweep import sweep  # the function; its module's API is also on it (ccsim.sweep.execute, ...)
+from .emulate import EmulationError, EmulationFailed, compare
+from .emulate.run import emulate  # the function; its package's API is also on it (ccsim.emulate.plan, ...)
 
 __version__: str = _core.__version__
 
@@ -46,8 +53,12 @@ __all__ = [
     "Result",
     "Scenario",
     "ScenarioError",
+    "EmulationError",
+    "EmulationFailed",
     "__version__",
     "algorithms",
+    "compare",
+    "emulate",
     "load",
     "results",
     "run",

@@ -5,6 +5,8 @@ except the time-series columns, which are returned as plain Python lists.
 Use the friendly wrappers in :mod:`ccsim` instead of calling it directly.
 """
 
+from typing import Callable
+
 __version__: str
 
 def validate(scenario_json: str) -> str:
@@ -16,6 +18,17 @@ def validate(scenario_json: str) -> str:
     Raises ``ValueError("<field path>: <problem>; got <value>; accepted: <what>")``
     on any invalid input, e.g.
     ``"flows[0].cc: unknown algorithm 'cubicc'; accepted: newreno, cubic, bbr"``.
+    """
+
+def resolve(scenario_json: str) -> str:
+    """The scenario with every value resolved to numbers, as JSON (used by the emulation).
+
+    ``duration_ns``, ``seed``, ``sample_interval_ns``, ``bottleneck`` (``rate_bps``,
+    ``delay_ns``, ``buffer_pkts`` or ``buffer_bytes`` with ``bdp`` converted to packets,
+    ``loss``, ``ack_loss``) and ``flows`` with ``count`` expanded (``group``, ``cc``,
+    ``params``, ``access_rate_bps``, ``access_delay_ns``, ``start_ns``, ``stop_ns``,
+    ``size_bytes`` and the merged ``tcp`` settings in ns/bytes).  Raises ``ValueError``
+    exactly as :func:`validate` does.
     """
 
 def run(
@@ -40,3 +53,20 @@ def run(
 
 def algorithms() -> str:
     """JSON list of ``{name, summary, source, params: [{name, default, unit, range, min, max, doc}]}``."""
+
+def emulate_link(config_json: str, on_tick: Callable[[], bool] | None = None) -> str:
+    """Run the user-space bottleneck emulator (Linux only; needs root) and return its statistics.
+
+    ``config_json`` names the two TUN devices (``sender``/``receiver``: ``{netns, device}``,
+    the namespace file and the device inside it) and the link: ``rate_bps``, ``delay_ns``,
+    ``buffer_pkts`` or ``buffer_bytes``, ``loss``, ``ack_loss``, ``seed``, ``mtu``, ``flows``
+    (``[{port, access_delay_ns}]``), ``start_ns``/``end_ns`` (CLOCK_MONOTONIC: the statistics
+    window and the end of the run) and ``sample_interval_ns``.  Blocks until ``end_ns``; about
+    every 100 ms it handles signals (Ctrl-C raises ``KeyboardInterrupt`` and the devices are
+    released) and calls ``on_tick()``, whose true result stops the run early.
+
+    Returns JSON: ``bottleneck`` (the same keys as a simulation's), ``flows`` (per-port packet
+    counts, last the traffic of no known flow), ``queue_samples`` and ``emulator`` (how well it
+    kept up: CPU time, hand-over lateness, errors).  Raises ``ValueError`` for a bad
+    configuration and ``OSError`` when a device cannot be attached or read.
+    """

@@ -286,6 +286,7 @@ def _print_summary(result: Result) -> None:
     console = _console()
     console.print(_title(result, d), soft_wrap=True)
     console.print(table)
+    emulated = d.get("mode") == "emulation"
     if wireless:
         w = d.get("wireless", {}) or {}
         st = d.get("stations", []) or []
@@ -307,18 +308,146 @@ def _print_summary(result: Result) -> None:
         f"total {_num(d.get('total_throughput_mbps'), '.3f')} Mbps | "
         f"Jain index {_num(d.get('jain_index'), '.4f')} | "
         f"{network} | "
-        f"events {_num(d.get('events'), ',')} | "
-        f"simulated {_num(d.get('sim_seconds'), '.3f')} s | "
+        + (f"packets {_num(d.get('events'), ',')} | emulated " if emulated else
+           f"events {_num(d.get('events'), ',')} | simulated ")
+        + f"{_num(d.get('sim_seconds'), '.3f')} s | "
         f"wall {_num(d.get('wall_seconds'), '.3f')} s",
         soft_wrap=True,
     )
+    for item in d.get("ignored", []) or []:
+        console.print(f"not applied by the kernel: {item}", soft_wrap=True)
 
 
 def _title(result: Result, d: dict[str, Any]) -> str:
     src = result.scenario.source if result.scenario is not None else None
     name = str(src) if src is not None else "scenario"
+    if d.get("mode") == "emulation":
+        release = (d.get("kernel") or {}).get("release", "?")
+        return (f"{name}: seed {d.get('seed')}, {_num(d.get('sim_seconds'), 'g')} s emulated "
+                f"(real Linux {release} TCP over ccsim's link emulator)")
     return f"{name}: seed {d.get('seed')}, {_num(d.get('sim_seconds'), 'g')} s simulated"
 
+
+
+# -- ccsim emulate / ccsim compare ---------------------------------------------------------------
+
+
+def _emulation_note(file: Path) -> None:
+    from .emulate import plan
+
+    p = plan(file)
+    click.echo(f"emulating {p.duration_ns / 1e9:g} s of {file} with real Linux TCP "
+               f"({len(p.flows)} flow{'s' if len(p.flows) != 1 else ''}) ...", err=True)
+
+
+@cli.command("emulate")
+@click.argument("file", metavar="FILE.toml", type=click.Path(dir_okay=True, path_type=Path))
+@click.option("--seed", type=int, default=None, metavar="N",
+              help="Seed of the emulator's random losses; overrides the scenario's seed.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR", help=f"Write summary.json, flows.parquet, timeseries.parquet and {PLOT_FILENAME}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary as one JSON object on stdout (the schema of `ccsim run --json`).")
+def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:
+    """Run FILE.toml's dumbbell with real Linux TCP (Linux, root).
+
+    Each flow is a kernel TCP connection between two network namespaces using the kernel
+    algorithm of the same name (reno for newreno); ccsim's user-space link emulator is the
+    bottleneck. Takes the scenario's duration in real time. Everything it creates is removed
+    at the end, also on Ctrl-C.
+    """
+    from .emulate import EmulationFailed, check_environment, emulate, plan
+
+    plan(file, seed)
+    check_environment()
+    _emulation_note(file)
+    try:
+        result = emulate(file, seed=seed)
+    except EmulationFailed as exc:
+        _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
+    written = _write_outputs(result, out_dir) if out_dir is not None else None
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+        if written is not None:
+            click.echo(f"wrote results to {written}", err=True)
+        return
+    _print_summary(result)
+    if written is not None:
+        click.echo(f"wrote summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and "
+                   f"{PLOT_FILENAME} to {written}")
+
+
+@cli.command("compare")
+@click.argument("file", metavar="FILE.toml", type=click.Path(dir_okay=True, path_type=Path))
+@click.option("--seed", type=int, default=None, metavar="N", help="Seed of both runs.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {simulation, emulation, differences} as one JSON object.")
+def compare_cmd(file: Path, seed: int | None, as_json: bool) -> None:
+    """Run FILE.toml in simulation and with real Linux TCP; show both and their differences.
+
+    Differences are relative to the emulation: (simulation - emulation) / emulation.
+    Needs what `ccsim emulate` needs.
+    """
+    from .emulate import EmulationFailed, check_environment, compare, plan
+
+    plan(file, seed)
+    check_environment()
+    _emulation_note(file)
+    try:
+        both = compare(file, seed=seed)
+    except EmulationFailed as exc:
+        _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
+    if as_json:
+        click.echo(json.dumps(both))
+        return
+    _print_comparison(file, both)
+
+
+def _rel(x: Any) -> str:
+    return "-" if x is None else f"{100 * x:+.1f}%"
+
+
+def _print_comparison(file: Path, both: dict[str, Any]) -> None:
+    from rich import box
+    from rich.table import Table
+
+    sim, emu, diff = both["simulation"], both["emulation"], both["differences"]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("flow", justify="right", no_wrap=True)
+    table.add_column("algorithm", no_wrap=True)
+    for head in ("throughput Mbps\nsim / emu", "Δ", "RTT mean ms\nsim / emu", "Δ",
+                 "RTT p95 ms\nsim / emu", "retransmits\nsim / emu", "RTOs\nsim / emu"):
+        table.add_column(head, justify="right", no_wrap=True)
+
+    def pair(d: dict[str, Any], fmt: str) -> str:
+        return f"{_num(d['simulation'], fmt)} / {_num(d['emulation'], fmt)}"
+
+    for f in diff["flows"]:
+        table.add_row(str(f["id"]), str(f["cc"]), pair(f["throughput_mbps"], ".3f"),
+                      _rel(f["throughput_mbps"]["relative"]), pair(f["rtt_mean_ms"], ".1f"),
+                      _rel(f["rtt_mean_ms"]["relative"]), pair(f["rtt_p95_ms"], ".1f"),
+                      pair(f["retransmits"], ","), pair(f["rto_count"], ","))
+    tot = diff["total_throughput_mbps"]
+    table.add_row("total", "", pair(tot, ".3f"), _rel(tot["relative"]), "", "", "", "", "")
+    console = _console()
+    release = (emu.get("kernel") or {}).get("release", "?")
+    console.print(f"{file}: seed {sim.get('seed')}, {_num(sim.get('sim_seconds'), 'g')} s; simulation (ccsim) vs "
+                  f"emulation (Linux {release}); Δ = (sim - emu) / emu", soft_wrap=True)
+    console.print(table)
+    bn = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    for head in ("", "simulation", "emulation", "Δ"):
+        bn.add_column(head, justify="right" if head else "left", no_wrap=True)
+    rows = [("Jain index", diff["jain_index"], ".4f"),
+            ("bottleneck utilization", diff["bottleneck.utilization"], ".4f"),
+            ("drops (queue)", diff["bottleneck.drops"], ","),
+            ("random losses", diff["bottleneck.random_losses"], ","),
+            ("mean queue, packets", diff["bottleneck.queue_mean_pkts"], ".1f"),
+            ("mean queueing delay, ms", diff["bottleneck.queue_delay_mean_ms"], ".2f")]
+    for name, d, fmt in rows:
+        bn.add_row(name, _num(d["simulation"], fmt), _num(d["emulation"], fmt), _rel(d["relative"]))
+    console.print(bn)
+    for item in emu.get("ignored", []) or []:
+        console.print(f"not applied by the kernel: {item}", soft_wrap=True)
 
 
 # -- ccsim sweep / ccsim query ------------------------------------------------------------------

@@ -5,10 +5,11 @@ use ccsim_core::metrics::{EventLog, TimeSeries};
 use ccsim_core::scenario::MAX_SEED;
 use ccsim_core::sim::Sim;
 use ccsim_core::time::SEC;
+use ccsim_core::cc;
 use ccsim_core::scenario::AnyScenario;
 use ccsim_core::wireless::dcf::WirelessSim;
-use ccsim_core::cc;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use ccsim_emu::{Config as EmuConfig, Emulator};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,6 +37,72 @@ fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 #[pyfunction]
 fn validate(scenario_json: &str) -> PyResult<String> {
     guarded(|| Ok(parse(scenario_json)?.normalized().to_string()))
+}
+
+/// The scenario with every value resolved to plain numbers (ns, bps, bytes, packets): what the
+/// emulation needs to set up the same experiment with real TCP. `count` is expanded, as in a run.
+#[pyfunction]
+fn resolve(scenario_json: &str) -> PyResult<String> {
+    use ccsim_core::tcp::{LossDetection, Pacing};
+    use serde_json::{json, Value};
+    guarded(|| {
+        let sc = match parse(scenario_json)? {
+            AnyScenario::Dumbbell(sc) => sc,
+            AnyScenario::Wireless(_) => {
+                return Err(PyValueError::new_err(
+                    "wireless: a [wireless] line can only be simulated; emulation runs dumbbell scenarios ([bottleneck])",
+                ))
+            }
+        };
+        let b = &sc.bottleneck;
+        let flows: Vec<Value> = sc
+            .flows
+            .iter()
+            .map(|f| {
+                let t = &f.tcp;
+                json!({
+                    "group": f.group,
+                    "cc": f.cc,
+                    "params": f.params.0,
+                    "access_rate_bps": f.access_rate_bps,
+                    "access_delay_ns": f.access_delay,
+                    "start_ns": f.start,
+                    "stop_ns": f.stop,
+                    "size_bytes": f.size,
+                    "tcp": {
+                        "mss": t.mss,
+                        "delayed_ack": t.delayed_ack,
+                        "delack_timeout_ns": t.delack_timeout,
+                        "min_rto_ns": t.min_rto,
+                        "max_rto_ns": t.max_rto,
+                        "initial_rto_ns": t.initial_rto,
+                        "initial_cwnd": t.initial_cwnd,
+                        "rwnd_bytes": if t.rwnd == u64::MAX { None } else { Some(t.rwnd) },
+                        "timestamp_tick_ns": t.ts_tick,
+                        "pacing": match t.pacing { Pacing::Auto => json!("auto"), Pacing::On => json!(true), Pacing::Off => json!(false) },
+                        "dupthresh": t.dupthresh,
+                        "recovery": match t.recovery { LossDetection::Rfc6675 => "rfc6675", LossDetection::Rack => "rack" },
+                    },
+                })
+            })
+            .collect();
+        Ok(json!({
+            "name": sc.name,
+            "duration_ns": sc.duration,
+            "seed": sc.seed,
+            "sample_interval_ns": sc.sample_interval,
+            "bottleneck": {
+                "rate_bps": b.rate_bps,
+                "delay_ns": b.delay,
+                "buffer_pkts": b.buffer_pkts,
+                "buffer_bytes": b.buffer_bytes,
+                "loss": b.loss,
+                "ack_loss": b.ack_loss,
+            },
+            "flows": flows,
+        })
+        .to_string())
+    })
 }
 
 fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>> {
@@ -125,6 +192,34 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
     })
 }
 
+/// Run the link emulator (Linux) between the two TUN devices the configuration names, until its
+/// `end_ns`; return the statistics as JSON. The GIL is released while packets are forwarded; the
+/// call comes back to Python about every 100 ms to honour signals (Ctrl-C raises
+/// KeyboardInterrupt, and the devices are released) and to call `on_tick()`, whose true result
+/// stops the run early.
+#[pyfunction]
+#[pyo3(signature = (config_json, on_tick=None))]
+fn emulate_link(py: Python<'_>, config_json: &str, on_tick: Option<Bound<'_, PyAny>>) -> PyResult<String> {
+    guarded(|| {
+        let cfg = EmuConfig::from_json(config_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let mut emu = py.allow_threads(|| Emulator::open(cfg)).map_err(|e| PyOSError::new_err(e.to_string()))?;
+        loop {
+            let done = py.allow_threads(|| emu.run_for(100 * ccsim_core::time::MS)).map_err(|e| PyOSError::new_err(e.to_string()))?;
+            py.check_signals()?;
+            if done {
+                break;
+            }
+            if let Some(cb) = &on_tick {
+                if cb.call0()?.is_truthy()? {
+                    emu.stop();
+                    break;
+                }
+            }
+        }
+        Ok(emu.finish().to_json())
+    })
+}
+
 /// Every algorithm with its parameters, as JSON.
 #[pyfunction]
 fn algorithms() -> String {
@@ -158,5 +253,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_link, m)?)?;
     Ok(())
 }
