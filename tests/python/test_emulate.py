@@ -108,10 +108,11 @@ def one_error_line(stderr: str) -> str:
 
 
 @needs_emulation
-def test_one_kernel_cubic_flow_fills_the_link_and_leaves_nothing_behind(write_scenario, ccsim_cmd):
+def test_one_kernel_cubic_flow_fills_the_link_and_leaves_nothing_behind(write_scenario, ccsim_cmd, tmp_path):
     path = write_scenario(scenario())
-    p = subprocess.Popen([ccsim_cmd, "emulate", str(path), "--json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    out_dir = tmp_path / "out"
+    p = subprocess.Popen([ccsim_cmd, "emulate", str(path), "--json", "--out", str(out_dir)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
     d = json.loads(out)
@@ -139,6 +140,20 @@ def test_one_kernel_cubic_flow_fills_the_link_and_leaves_nothing_behind(write_sc
     assert abs(f["rtt_mean_ms"] - expected) <= 5.0, (f["rtt_mean_ms"], expected)
     assert f["rtt_min_ms"] >= 40.0
     assert d["emulator"]["truncated"] == 0 and d["emulator"]["write_errors"] == 0
+
+    # --out: the simulator's files and columns; the time series adds up to the summary.
+    import pandas as pd
+    from ccsim.result import TIMESERIES_COLUMNS
+
+    assert json.loads((out_dir / "summary.json").read_text()) == d
+    ts = pd.read_parquet(out_dir / "timeseries.parquet")
+    assert list(ts.columns) == list(TIMESERIES_COLUMNS)
+    assert len(ts) == 100 and (ts["flow"] == 0).all()  # 10 s / 100 ms, one flow
+    assert ts["bytes_acked"].iloc[-1] == f["bytes_delivered"]
+    assert ts["delivery_rate_mbps"].mean() == pytest.approx(f["throughput_mbps"], rel=1e-9)
+    assert ts["cwnd_pkts"].notna().all() and ts["srtt_ms"].min() >= 40.0
+    assert ts["queue_pkts"].between(0, 33).all()
+    assert (out_dir / "throughput_cwnd.png").stat().st_size > 0
 
 
 @needs_emulation

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 import time
@@ -106,6 +107,27 @@ def sweep_stale() -> list[str]:
             shutil.rmtree(d, ignore_errors=True)
             removed.append(str(d))
     return removed
+
+
+@contextlib.contextmanager
+def wake_latency(us: int | None) -> Iterator[bool]:
+    """Ask the kernel's PM QoS for CPU wake-ups within ``us`` microseconds while this lasts
+    (``/dev/cpu_dma_latency``); with 0, idle CPUs poll instead of halting. Yields whether the
+    request is in force (None, or no such device: nothing is requested)."""
+    fd = None
+    if us is not None:
+        try:
+            fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY | os.O_CLOEXEC)
+            os.write(fd, struct.pack("i", int(us)))
+        except OSError:
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield fd is not None
+    finally:
+        if fd is not None:
+            os.close(fd)  # closing withdraws the request
 
 
 @contextlib.contextmanager

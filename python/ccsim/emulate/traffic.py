@@ -31,6 +31,7 @@ from pathlib import Path
 TCP_MAXSEG = 2
 TCP_INFO = 11
 TCP_CONGESTION = 13
+TCP_CC_INFO = 26
 SO_TIMESTAMPNS = 35
 SO_RCVBUFFORCE = 33
 
@@ -60,6 +61,10 @@ TCP_INFO_FIELDS: dict[str, tuple[int, str]] = {
     "total_rto_recoveries": (242, "H"),
 }
 TCP_INFO_LEN = 256
+#: struct tcp_bbr_info (TCP_CC_INFO of a bbr socket): bandwidth estimate (bytes/s, two
+#: 32-bit halves), min RTT (us), pacing and cwnd gains (<< 8).
+BBR_INFO = struct.Struct("=5I")
+BBR_FIELDS = ("bbr_bw", "bbr_min_rtt_us", "bbr_pacing_gain", "bbr_cwnd_gain")
 #: tcpi_ca_state value of fast recovery (TCP_CA_Recovery).
 CA_RECOVERY = 3
 
@@ -90,6 +95,15 @@ def tcp_info(sock: socket.socket) -> dict[str, int]:
         if off + struct.calcsize(fmt) <= len(raw):
             out[name] = struct.unpack_from("=" + fmt, raw, off)[0]
     return out
+
+
+def bbr_info(sock: socket.socket) -> dict[str, int]:
+    raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, BBR_INFO.size)
+    if len(raw) < BBR_INFO.size:
+        return {}
+    lo, hi, min_rtt, pacing_gain, cwnd_gain = BBR_INFO.unpack_from(raw)
+    return {"bbr_bw": hi << 32 | lo, "bbr_min_rtt_us": min_rtt, "bbr_pacing_gain": pacing_gain,
+            "bbr_cwnd_gain": cwnd_gain}
 
 
 def write_json(path: str, data: dict) -> None:
@@ -185,8 +199,9 @@ def cmd_recv(a: argparse.Namespace) -> int:
 
 def cmd_send(a: argparse.Namespace) -> int:
     result: dict = {"port": hostport(a.bind)[1], "cc": a.cc, "error": None}
+    fields = list(TCP_INFO_FIELDS) + (list(BBR_FIELDS) if a.cc == "bbr" else [])
     samples: dict[str, array.array] = {"t_ns": array.array("q")}
-    for name in TCP_INFO_FIELDS:
+    for name in fields:
         samples[name] = array.array("q")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
@@ -226,8 +241,10 @@ def cmd_send(a: argparse.Namespace) -> int:
                 break
             if now >= next_sample:
                 info = tcp_info(sock)
+                if a.cc == "bbr":
+                    info.update(bbr_info(sock))
                 samples["t_ns"].append(now)
-                for name in TCP_INFO_FIELDS:
+                for name in fields:
                     samples[name].append(info.get(name, -1))
                 next_sample += a.sample_ns
                 if size is not None and sent >= size and info.get("bytes_acked", 0) >= size:
