@@ -75,3 +75,11 @@ def run_cmd(cmd: str, *args: str, cwd: Path | None = None) -> subprocess.Complet
     return subprocess.run(
         [cmd, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env
     )
+
+
+def default_sigint() -> None:
+    """preexec_fn for a child that a test interrupts with SIGINT: a shell that starts the test
+    run in the background (``cmd &``) leaves SIGINT ignored, and children inherit that."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -29,7 +29,7 @@ from ccsim.cli import cli
 from ccsim.emulate import netns
 from ccsim.emulate.run import MAX_RATE_BPS, _fmt_rate, kernel_algorithms
 
-from _support import run_cmd, to_toml
+from _support import default_sigint, run_cmd, to_toml
 
 HEADER_BYTES = 52
 
@@ -159,7 +159,8 @@ def test_one_kernel_cubic_flow_fills_the_link_and_leaves_nothing_behind(write_sc
 @needs_emulation
 def test_sigint_stops_the_emulation_and_removes_everything(write_scenario, ccsim_cmd):
     path = write_scenario(dict(scenario(), duration="60s"), name="long.toml")
-    p = subprocess.Popen([ccsim_cmd, "emulate", str(path)], stdout=subprocess.PIPE,
+    p = subprocess.Popen([ccsim_cmd, "emulate", str(path)], preexec_fn=default_sigint,
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
         # Wait until the namespaces and the traffic programs exist, then a little longer so

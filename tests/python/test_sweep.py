@@ -21,7 +21,7 @@ from ccsim import sweep as sweep_fn
 from ccsim.cli import cli
 from ccsim.sweep import ExecutionReport, RunSpec, execute, expand, load_sweep_file
 
-from _support import base_scenario, to_toml
+from _support import base_scenario, default_sigint, to_toml
 
 sweep_mod = sys.modules["ccsim.sweep"]
 
@@ -375,7 +375,7 @@ def test_interrupted_sweep_resumes_with_only_the_missing_runs(how, long_sweep, t
     env = {k: v for k, v in os.environ.items() if k != "CCSIM_DEBUG"}
     proc = subprocess.Popen([ccsim_cmd, "sweep", str(path), "--out", str(out), "--jobs", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 30
         while len(_stored(out, "long")) < 2:
