@@ -83,3 +83,36 @@ def default_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def build_ns3_and_load(build_sh: Path, run_py: Path, module_name: str):
+    """Build an ns-3 program against the PyPI ns3 wheel (``build_sh``) and import its runner
+    (``run_py``). Skips with the reason only where the ns3 package cannot be installed (not
+    manylinux x86_64, or pip fails); any other build failure fails the test."""
+    import importlib.util
+    import platform
+
+    import pytest
+
+    if not (sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")):
+        pytest.skip(
+            f"the ns3 package cannot be installed here: the PyPI ns3 wheel is manylinux x86_64 only "
+            f"(this is {sys.platform} {platform.machine()})"
+        )
+    name = build_sh.relative_to(REPO)
+    env = {**os.environ, "PYTHON": sys.executable}
+    try:
+        proc = subprocess.run(["bash", str(build_sh)], capture_output=True, text=True, env=env, timeout=600)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name} took more than 10 minutes")
+    if proc.returncode != 0:
+        err = proc.stderr.strip()
+        if "pip install" in err and "failed" in err:
+            pytest.skip(f"the ns3 package cannot be installed: {err.splitlines()[-1]}")
+        pytest.fail(f"{name} failed (exit {proc.returncode}):\n{err[-3000:]}")
+    spec = importlib.util.spec_from_file_location(module_name, run_py)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses need the module registered
+    spec.loader.exec_module(mod)
+    return mod

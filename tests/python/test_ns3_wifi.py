@@ -16,14 +16,11 @@ this platform, or pip fails, e.g. offline); any other failure is a test failure.
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import platform
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from _support import build_ns3_and_load
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_PY = REPO / "validation" / "ns3-wifi" / "run.py"
@@ -34,33 +31,9 @@ TOL_2HOP = 0.10
 DURATION = 3.0
 
 
-def _load_run_module():
-    spec = importlib.util.spec_from_file_location("ccsim_ns3_wifi_run", RUN_PY)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def R():
-    if not (sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")):
-        pytest.skip(
-            f"the ns3 package cannot be installed here: the PyPI ns3 wheel is manylinux x86_64 only "
-            f"(this is {sys.platform} {platform.machine()})"
-        )
-    env = {**os.environ, "PYTHON": sys.executable}
-    try:
-        proc = subprocess.run(["bash", str(BUILD_SH)], capture_output=True, text=True, env=env, timeout=600)
-    except subprocess.TimeoutExpired:
-        pytest.fail("validation/ns3-wifi/build.sh took more than 10 minutes")
-    if proc.returncode != 0:
-        err = proc.stderr.strip()
-        if "pip install" in err and "failed" in err:
-            pytest.skip(f"the ns3 package cannot be installed: {err.splitlines()[-1]}")
-        pytest.fail(f"validation/ns3-wifi/build.sh failed (exit {proc.returncode}):\n{err[-3000:]}")
-    return _load_run_module()
+    return build_ns3_and_load(BUILD_SH, RUN_PY, "ccsim_ns3_wifi_run")
 
 
 @pytest.mark.parametrize("profile", ["80211g", "80211n-20mhz"])
