@@ -309,10 +309,12 @@ def _title(result: Result, d: dict[str, Any]) -> str:
 # -- ccsim emulate / ccsim compare ---------------------------------------------------------------
 
 
-def _emulation_note(file: Path) -> None:
-    from .emulate import plan
+def _check_emulation(file: Path, seed: int | None) -> None:
+    """Bad input or a missing prerequisite fails here, before anything runs; then a note."""
+    from .emulate import check_environment, plan
 
-    p = plan(file)
+    p = plan(file, seed)
+    check_environment()
     click.echo(f"emulating {p.duration_ns / 1e9:g} s of {file} with real Linux TCP "
                f"({len(p.flows)} flow{'s' if len(p.flows) != 1 else ''}) ...", err=True)
 
@@ -333,11 +335,9 @@ def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: boo
     bottleneck. Takes the scenario's duration in real time. Everything it creates is removed
     at the end, also on Ctrl-C.
     """
-    from .emulate import EmulationFailed, check_environment, emulate, plan
+    from .emulate import EmulationFailed, emulate
 
-    plan(file, seed)
-    check_environment()
-    _emulation_note(file)
+    _check_emulation(file, seed)
     try:
         result = emulate(file, seed=seed)
     except EmulationFailed as exc:
@@ -365,11 +365,9 @@ def compare_cmd(file: Path, seed: int | None, as_json: bool) -> None:
     Differences are relative to the emulation: (simulation - emulation) / emulation.
     Needs what `ccsim emulate` needs.
     """
-    from .emulate import EmulationFailed, check_environment, compare, plan
+    from .emulate import EmulationFailed, compare
 
-    plan(file, seed)
-    check_environment()
-    _emulation_note(file)
+    _check_emulation(file, seed)
     try:
         both = compare(file, seed=seed)
     except EmulationFailed as exc:

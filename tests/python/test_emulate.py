@@ -159,8 +159,11 @@ def test_one_kernel_cubic_flow_fills_the_link_and_leaves_nothing_behind(write_sc
 @needs_emulation
 def test_sigint_stops_the_emulation_and_removes_everything(write_scenario, ccsim_cmd):
     path = write_scenario(dict(scenario(), duration="60s"), name="long.toml")
+    # The child starts with SIGINT's default action even if this process ignores SIGINT (a
+    # background job of a non-interactive shell does): otherwise Python would keep ignoring it.
     p = subprocess.Popen([ccsim_cmd, "emulate", str(path)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # Wait until the namespaces and the traffic programs exist, then a little longer so
         # that the emulator is forwarding packets.
@@ -179,6 +182,8 @@ def test_sigint_stops_the_emulation_and_removes_everything(write_scenario, ccsim
     finally:
         if p.poll() is None:
             p.kill()
+            p.wait()
+            netns.sweep_stale()  # the test failed: leave no namespace of the killed run behind
     assert p.returncode == 130, err
     assert "interrupted" in one_error_line(err)
     no_leftovers(p.pid)
