@@ -70,13 +70,18 @@ def netns_pids(name: str) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, which exited but was not reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 def _delete_netns(name: str) -> str | None:

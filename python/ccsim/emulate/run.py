@@ -39,7 +39,7 @@ from .errors import EmulationError, EmulationFailed
 #: 2-vCPU VM: delivered rate within 2% and added delay within 1 ms of the configured values
 #: (measured with ``validation/kernel/accuracy.py``; the table is in docs/validation.md,
 #: "Real Linux TCP", "Emulator accuracy").
-MAX_RATE_BPS = 300_000_000
+MAX_RATE_BPS = 600_000_000
 #: Where the measurement that set MAX_RATE_BPS is documented.
 MAX_RATE_SOURCE = 'docs/validation.md, "Emulator accuracy"'
 
