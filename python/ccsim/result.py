@@ -89,12 +89,7 @@ def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
     """
     sc = _as_scenario(scenario)
     if seed is not None:
-        if isinstance(seed, bool):
-            raise ScenarioError(f"seed: expected an integer; got {seed!r}")
-        try:
-            seed = operator.index(seed)
-        except TypeError:
-            raise ScenarioError(f"seed: expected an integer; got {seed!r}") from None
+        seed = as_seed(seed)
     payload = sc.to_json()
     try:
         summary_json, columns, events = _core.run(payload, seed)
@@ -105,6 +100,16 @@ def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
             f"seed: out of range; got {seed}; accepted: a non-negative 64-bit integer"
         ) from None
     return Result(json.loads(summary_json), columns, scenario=sc, events=events)
+
+
+def as_seed(seed: object) -> int:
+    """``seed`` as an int, or :class:`ScenarioError` if it is not an integer (bools included)."""
+    if isinstance(seed, bool):
+        raise ScenarioError(f"seed: expected an integer; got {seed!r}")
+    try:
+        return operator.index(seed)
+    except TypeError:
+        raise ScenarioError(f"seed: expected an integer; got {seed!r}") from None
 
 
 def _as_scenario(scenario: ScenarioLike) -> Scenario:

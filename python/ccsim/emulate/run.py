@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import operator
 import os
 import shutil
 import signal
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import _core
-from ..result import Result, _as_scenario
+from ..result import Result, _as_scenario, as_seed
 from ..scenario import Scenario, ScenarioError, algorithms
 from . import netns
 from .errors import EmulationError, EmulationFailed
@@ -156,12 +155,7 @@ def plan(scenario: Any, seed: int | None = None) -> Plan:
     sc = _as_scenario(scenario)
     norm = sc.validate().to_dict()
     if seed is not None:
-        if isinstance(seed, bool):
-            raise ScenarioError(f"seed: expected an integer; got {seed!r}")
-        try:
-            seed = operator.index(seed)
-        except TypeError:
-            raise ScenarioError(f"seed: expected an integer; got {seed!r}") from None
+        seed = as_seed(seed)
         if not 0 <= seed <= 2**63 - 1:
             raise ScenarioError(f"seed: {seed} is out of range; accepted: an integer in [0, {2**63 - 1}]")
     res = json.loads(_core.resolve(sc.to_json()))
