@@ -1,11 +1,10 @@
-//! The event queue: a binary heap keyed by (time, insertion sequence), so events at the same
+//! The event queue: a 4-ary heap keyed by (time, insertion sequence), so events at the same
 //! nanosecond run in the order they were scheduled. Links keep their in-flight packets in FIFO
 //! delay lines and schedule only the head, so the heap holds O(links + timers) entries, not one
 //! per packet.
 
 use crate::time::Time;
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
@@ -33,41 +32,32 @@ pub enum Event {
     Sample,
 }
 
-/// A heap entry ordered by one 128-bit key: time in the high half, insertion sequence in the
-/// low half, so (time, insertion order) is a single integer comparison.
+/// A heap entry: (time, insertion sequence) orders it.
 #[derive(Debug, Clone, Copy)]
 struct Entry<E> {
-    key: u128,
+    time: Time,
+    seq: u64,
     ev: E,
 }
 
 impl<E> Entry<E> {
-    #[inline]
-    fn time(&self) -> Time {
-        (self.key >> 64) as Time
+    /// (time, seq) as one integer, so an ordering test is a single wide comparison.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        ((self.time as u128) << 64) | self.seq as u128
     }
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse so the earliest key pops first.
-        o.key.cmp(&self.key)
-    }
-}
+/// Children per node of the heap: a 4-ary heap is half as deep as a binary one, and its
+/// children sit side by side in memory.
+const ARITY: usize = 4;
 
 /// Events in time order, same-time events in insertion order.
+///
+/// A 4-ary min-heap keyed by (time, insertion sequence). The slots after the last entry hold
+/// sentinels (time = MAX), at least ARITY - 1 of them, so every node with a child has all
+/// ARITY of them and the smallest is chosen without branches (the order of pending events is
+/// data the branch predictor cannot learn).
 ///
 /// Events scheduled for the current instant (zero-delay hops, immediate ACKs) skip the heap
 /// and go to a FIFO. Heap entries for the current instant were necessarily scheduled before
@@ -75,7 +65,9 @@ impl<E> Ord for Entry<E> {
 /// exactly.
 #[derive(Debug)]
 pub struct EventQueue<E = Event> {
-    heap: BinaryHeap<Entry<E>>,
+    /// Entries in [0, n), sentinels after.
+    heap: Vec<Entry<E>>,
+    n: usize,
     now_fifo: VecDeque<E>,
     /// The time of the last popped event: the instant the FIFO belongs to.
     now: Time,
@@ -84,13 +76,19 @@ pub struct EventQueue<E = Event> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), now_fifo: VecDeque::new(), now: 0, seq: 0 }
+        EventQueue { heap: Vec::new(), n: 0, now_fifo: VecDeque::new(), now: 0, seq: 0 }
     }
 }
 
 impl<E: Copy> EventQueue<E> {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
+        EventQueue {
+            heap: Vec::with_capacity(n + ARITY),
+            n: 0,
+            now_fifo: VecDeque::with_capacity(16),
+            now: 0,
+            seq: 0,
+        }
     }
 
     #[inline]
@@ -101,19 +99,70 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         self.seq += 1;
-        self.heap.push(Entry { key: ((time as u128) << 64) | self.seq as u128, ev });
+        let e = Entry { time, seq: self.seq, ev };
+        if self.heap.len() < self.n + ARITY {
+            // Grow, padding with sentinels (their payload is never returned).
+            self.heap.resize(self.n + 2 * ARITY, Entry { time: Time::MAX, seq: u64::MAX, ev });
+        }
+        let k = e.key();
+        // Sift up with a hole: move parents down until e's place is found.
+        let mut i = self.n;
+        self.n += 1;
+        while i > 0 {
+            let p = (i - 1) / ARITY;
+            let pe = self.heap[p];
+            if pe.key() <= k {
+                break;
+            }
+            self.heap[i] = pe;
+            i = p;
+        }
+        self.heap[i] = e;
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        if let Some(top) = self.heap.peek() {
-            if top.time() == self.now || self.now_fifo.is_empty() {
-                let e = self.heap.pop().unwrap();
-                self.now = e.time();
-                return Some((self.now, e.ev));
+        if self.n > 0 {
+            let top = self.heap[0];
+            if top.time == self.now || self.now_fifo.is_empty() {
+                self.n -= 1;
+                let last = self.heap[self.n];
+                self.heap[self.n].time = Time::MAX;
+                self.heap[self.n].seq = u64::MAX;
+                if self.n > 0 {
+                    self.sift_down_from_root(last);
+                }
+                self.now = top.time;
+                return Some((self.now, top.ev));
             }
         }
         self.now_fifo.pop_front().map(|ev| (self.now, ev))
+    }
+
+    /// Put `e` in the root's hole and move it down to its place.
+    #[inline]
+    fn sift_down_from_root(&mut self, e: Entry<E>) {
+        let n = self.n;
+        let k = e.key();
+        let h = &mut self.heap[..];
+        let mut i = 0;
+        loop {
+            let c = i * ARITY + 1;
+            if c >= n {
+                break;
+            }
+            // All four children exist (sentinels pad the end): pick the smallest with selects.
+            let (k0, k1, k2, k3) = (h[c].key(), h[c + 1].key(), h[c + 2].key(), h[c + 3].key());
+            let (a, ka) = if k1 < k0 { (c + 1, k1) } else { (c, k0) };
+            let (b, kb) = if k3 < k2 { (c + 3, k3) } else { (c + 2, k2) };
+            let (m, mk) = if kb < ka { (b, kb) } else { (a, ka) };
+            if k <= mk {
+                break;
+            }
+            h[i] = h[m];
+            i = m;
+        }
+        h[i] = e;
     }
 
     #[inline]
@@ -121,11 +170,15 @@ impl<E: Copy> EventQueue<E> {
         if !self.now_fifo.is_empty() {
             return Some(self.now);
         }
-        self.heap.peek().map(|e| e.time())
+        if self.n > 0 {
+            Some(self.heap[0].time)
+        } else {
+            None
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.now_fifo.len()
+        self.n + self.now_fifo.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -169,6 +222,45 @@ mod tests {
         assert_eq!(q.pop(), Some((10, Event::Pace(9))));
         assert_eq!(q.pop(), Some((20, Event::Sample)));
         assert_eq!(q.pop(), None);
+    }
+
+    /// Random interleavings of schedule and pop against a reference: a list sorted by
+    /// (time, insertion order). Covers growth from empty, sentinel padding and draining.
+    #[test]
+    fn pops_in_time_then_insertion_order_like_a_sorted_list() {
+        let mut x: u64 = 99;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        for round in 0..200u32 {
+            let mut q = EventQueue::default();
+            let mut reference: Vec<(Time, u32, u32)> = Vec::new(); // (time, order, id)
+            let mut now: Time = 0;
+            let mut order = 0u32;
+            let steps = 1 + (next() % 300) as usize;
+            for _ in 0..steps {
+                if next() % 3 != 0 || reference.is_empty() {
+                    // Few distinct times, so ties are common; sometimes exactly now.
+                    let t = now + next() % (1 + round as u64 % 7);
+                    order += 1;
+                    q.schedule(t, Event::Pace(order));
+                    reference.push((t, order, order));
+                } else {
+                    reference.sort();
+                    let (t, _, id) = reference.remove(0);
+                    assert_eq!(q.pop(), Some((t, Event::Pace(id))), "round {round}");
+                    now = t;
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            reference.sort();
+            for (t, _, id) in reference {
+                assert_eq!(q.pop(), Some((t, Event::Pace(id))));
+            }
+            assert_eq!(q.pop(), None);
+            assert!(q.is_empty());
+        }
     }
 
     #[test]
