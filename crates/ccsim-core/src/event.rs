@@ -1,20 +1,16 @@
 //! The event queue: a 4-ary heap keyed by (time, insertion sequence), so events at the same
-//! nanosecond run in the order they were scheduled. Links keep their in-flight packets in FIFO
-//! delay lines and schedule only the head, so the heap holds O(links + timers) entries, not one
-//! per packet.
+//! nanosecond run in the order they were scheduled. Links decide a packet's service and
+//! arrival times when it is offered and keep their in-flight packets in FIFO delay lines, with
+//! an event for the head only, so the heap holds O(links + timers) entries, not one per packet.
 
 use crate::time::Time;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    /// The head packet of a flow's access-link delay line reaches the router.
+    /// The head packet of a flow's access-link wire reaches the router.
     AccessArrive(u32),
-    /// A flow's access link has finished serialising its current packet.
-    AccessTxDone(u32),
-    /// The bottleneck has finished serialising its current packet.
-    BottleneckTxDone,
-    /// The head packet of the bottleneck delay line reaches the receiver.
+    /// The head packet of the bottleneck wire reaches the receiver.
     BottleneckArrive,
     /// The head ACK of a flow's reverse-path delay line reaches the sender.
     AckArrive(u32),

@@ -1,5 +1,13 @@
-//! Network elements: a serialising link with a FIFO "wire" (propagation delay line) and an
-//! optional drop-tail queue. Packets on a wire keep their order, so only the head needs an event.
+//! Network elements: a serialising link with a drop-tail queue and a FIFO "wire" (propagation
+//! delay line), and a pure delay line.
+//!
+//! A link is work-conserving and FIFO, so a packet's fate is decided the moment it is offered:
+//! its service starts at max(arrival, the time the link frees up) and its last bit reaches the
+//! far end a serialisation and a propagation delay later. The link therefore needs no event at
+//! serialisation boundaries: it keeps the start times of the accepted packets whose service has
+//! not started (the queue the drop-tail limit counts) and puts every accepted packet on the
+//! wire at once, stamped with its arrival time. Packets on a wire keep their order, so only the
+//! head needs an event.
 
 use crate::time::{tx_time, Time};
 use std::collections::VecDeque;
@@ -21,23 +29,43 @@ pub struct LinkStats {
     pub packets_out: u64,
     pub drops: u64,
     pub random_losses: u64,
+    /// Serialisation time of the accepted packets, up to the end of the run.
     pub busy_time: Time,
     /// Integral of the number of waiting packets over time (packet-nanoseconds).
     pub queue_area: u128,
     pub queue_max: u64,
 }
 
+/// An accepted packet whose service has not started yet.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    arrival: Time,
+    start: Time,
+    bytes: u32,
+}
+
+/// What became of an offered packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    /// The drop-tail queue was full.
+    Dropped,
+    /// Accepted: it waits `queue_delay`, then is serialised and propagated. `head_arrival` is
+    /// its arrival time at the far end if it is now the head of the wire (the caller schedules
+    /// the arrival event).
+    Accepted { queue_delay: Time, head_arrival: Option<Time> },
+}
+
 pub struct Link<T> {
     pub rate_bps: u64,
     pub delay: Time,
     pub limit: QueueLimit,
-    pub queue: VecDeque<T>,
-    pub queue_bytes: u64,
-    pub in_service: Option<T>,
-    /// Propagation: packets whose last bit has left, in order.
+    /// The link is busy until then.
+    free_at: Time,
+    waiting: VecDeque<Waiting>,
+    waiting_bytes: u64,
+    /// Accepted packets, in order, with the time their last bit reaches the far end.
     pub wire: DelayLine<T>,
     pub stats: LinkStats,
-    last_change: Time,
 }
 
 impl<T: Copy> Link<T> {
@@ -46,60 +74,59 @@ impl<T: Copy> Link<T> {
             rate_bps,
             delay,
             limit,
-            queue: VecDeque::with_capacity(256),
-            queue_bytes: 0,
-            in_service: None,
+            free_at: 0,
+            waiting: VecDeque::with_capacity(256),
+            waiting_bytes: 0,
             wire: DelayLine::new(delay),
             stats: LinkStats::default(),
-            last_change: 0,
         }
     }
 
-    fn account_queue(&mut self, now: Time) {
-        self.stats.queue_area += self.queue.len() as u128 * (now - self.last_change) as u128;
-        self.last_change = now;
+    /// Forget the waiting packets whose service has started by `now`.
+    #[inline]
+    fn expire(&mut self, now: Time) {
+        while let Some(w) = self.waiting.front() {
+            if w.start > now {
+                break;
+            }
+            self.waiting_bytes -= w.bytes as u64;
+            self.waiting.pop_front();
+        }
     }
 
-    /// Offer a packet. Returns false if the drop-tail queue is full.
-    pub fn enqueue(&mut self, pkt: T, bytes: u32, now: Time) -> bool {
+    /// Packets and bytes waiting at `now` (not counting the one being serialised).
+    pub fn queue_at(&mut self, now: Time) -> (u64, u64) {
+        self.expire(now);
+        (self.waiting.len() as u64, self.waiting_bytes)
+    }
+
+    /// Offer a packet of `bytes` at `now`: drop it if the drop-tail queue is full, else decide
+    /// when it is served and when it reaches the far end.
+    pub fn offer(&mut self, pkt: T, bytes: u32, now: Time) -> Offer {
         self.stats.packets_in += 1;
+        self.expire(now);
         let full = match self.limit {
             QueueLimit::Unlimited => false,
-            QueueLimit::Packets(n) => self.queue.len() as u64 >= n,
-            QueueLimit::Bytes(b) => self.queue_bytes + bytes as u64 > b,
+            QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
+            QueueLimit::Bytes(b) => self.waiting_bytes + bytes as u64 > b,
         };
-        // An idle link takes the packet straight into service.
-        if full && !(self.in_service.is_none() && self.queue.is_empty()) {
+        // An idle link takes the packet straight into service (nothing waits then either).
+        if full && self.free_at > now {
             self.stats.drops += 1;
-            return false;
+            return Offer::Dropped;
         }
-        self.account_queue(now);
-        self.queue.push_back(pkt);
-        self.queue_bytes += bytes as u64;
-        self.stats.queue_max = self.stats.queue_max.max(self.queue.len() as u64);
-        true
-    }
-
-    /// Start serialising the next packet if idle. Returns (packet, time the last bit leaves).
-    pub fn start_tx(&mut self, now: Time, bytes_of: impl Fn(&T) -> u32) -> Option<(T, Time)> {
-        if self.in_service.is_some() {
-            return None;
-        }
-        self.account_queue(now);
-        let pkt = self.queue.pop_front()?;
-        let b = bytes_of(&pkt);
-        self.queue_bytes -= b as u64;
-        let d = tx_time(b as u64, self.rate_bps);
+        let start = now.max(self.free_at);
+        let d = tx_time(bytes as u64, self.rate_bps);
+        self.free_at = start + d;
         self.stats.busy_time += d;
-        self.in_service = Some(pkt);
-        Some((pkt, now + d))
-    }
-
-    /// Serialisation finished: put the packet on the wire. Returns its arrival time if it is
-    /// now the head of the wire (the caller schedules the arrival event).
-    pub fn finish_tx(&mut self, now: Time) -> Option<Time> {
-        let pkt = self.in_service.take().expect("a packet in service");
-        self.wire.push(pkt, now)
+        if start > now {
+            self.waiting.push_back(Waiting { arrival: now, start, bytes });
+            self.waiting_bytes += bytes as u64;
+            self.stats.queue_area += (start - now) as u128;
+            self.stats.queue_max = self.stats.queue_max.max(self.waiting.len() as u64);
+        }
+        let head_arrival = self.wire.push_at(pkt, self.free_at + self.delay);
+        Offer::Accepted { queue_delay: start - now, head_arrival }
     }
 
     /// Take the head of the wire; returns it and the arrival time of the next, if any.
@@ -108,13 +135,18 @@ impl<T: Copy> Link<T> {
         self.wire.pop()
     }
 
+    /// Packets accepted and not yet out of the far end (waiting, in service or propagating).
     pub fn in_flight(&self) -> u64 {
-        self.queue.len() as u64 + self.in_service.is_some() as u64 + self.wire.line.len() as u64
+        self.wire.line.len() as u64
     }
 
-    pub fn finish_accounting(&mut self, now: Time) {
-        if now > self.last_change {
-            self.account_queue(now);
+    /// Close the books at the end of the run: serialisation and waiting after `end` (already
+    /// decided, never happening) are not counted.
+    pub fn finish_accounting(&mut self, end: Time) {
+        self.stats.busy_time -= self.free_at.saturating_sub(end).min(self.stats.busy_time);
+        self.expire(end);
+        for w in &self.waiting {
+            self.stats.queue_area -= (w.start - w.arrival.max(end)) as u128;
         }
     }
 
@@ -140,8 +172,15 @@ impl<T: Copy> DelayLine<T> {
 
     /// Returns the arrival time if the packet is the new head.
     pub fn push(&mut self, pkt: T, now: Time) -> Option<Time> {
+        self.push_at(pkt, now + self.delay)
+    }
+
+    /// Add a packet arriving at `at` (not before the last one's arrival). Returns `at` if the
+    /// packet is the new head.
+    #[inline]
+    pub fn push_at(&mut self, pkt: T, at: Time) -> Option<Time> {
+        debug_assert!(self.line.back().map_or(true, |&(t, _)| t <= at), "a delay line keeps FIFO order");
         self.packets_in += 1;
-        let at = now + self.delay;
         self.line.push_back((at, pkt));
         if self.line.len() == 1 {
             Some(at)
@@ -164,41 +203,73 @@ impl<T: Copy> DelayLine<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{MS, US};
+    use crate::time::MS;
+
+    fn accepted(o: Offer) -> (Time, Option<Time>) {
+        match o {
+            Offer::Accepted { queue_delay, head_arrival } => (queue_delay, head_arrival),
+            Offer::Dropped => panic!("dropped"),
+        }
+    }
 
     #[test]
     fn serialisation_and_propagation() {
         // 1500 bytes at 12 Mbps = 1 ms; 10 ms propagation.
         let mut l: Link<u32> = Link::new(12_000_000, 10 * MS, QueueLimit::Packets(2));
-        assert!(l.enqueue(1, 1500, 0));
-        let (p, done) = l.start_tx(0, |_| 1500).unwrap();
-        assert_eq!((p, done), (1, MS));
-        assert_eq!(l.finish_tx(done), Some(11 * MS));
-        assert_eq!(l.arrive().0, 1);
+        assert_eq!(accepted(l.offer(1, 1500, 0)), (0, Some(11 * MS)));
+        // The second waits for the first and is not the head of the wire.
+        assert_eq!(accepted(l.offer(2, 1500, 0)), (MS, None));
+        assert_eq!(l.arrive(), (1, Some(12 * MS)));
+        assert_eq!(l.arrive(), (2, None));
         assert!(l.conserves());
     }
 
     #[test]
     fn drop_tail_counts_waiting_packets_only() {
         let mut l: Link<u32> = Link::new(12_000_000, 0, QueueLimit::Packets(2));
-        assert!(l.enqueue(1, 1500, 0));
-        l.start_tx(0, |_| 1500).unwrap(); // 1 in service
-        assert!(l.enqueue(2, 1500, 0));
-        assert!(l.enqueue(3, 1500, 0));
-        assert!(!l.enqueue(4, 1500, 0)); // 2 waiting: full
+        accepted(l.offer(1, 1500, 0)); // in service until 1 ms
+        accepted(l.offer(2, 1500, 0)); // waits until 1 ms
+        accepted(l.offer(3, 1500, 0)); // waits until 2 ms
+        assert_eq!(l.offer(4, 1500, 0), Offer::Dropped); // 2 waiting: full
+        assert_eq!(l.queue_at(0), (2, 3000));
+        // At 1 ms packet 2 starts service: one waits, so there is room again.
+        assert_eq!(l.queue_at(MS), (1, 1500));
+        assert_eq!(accepted(l.offer(5, 1500, MS)).0, 2 * MS);
         assert_eq!(l.stats.drops, 1);
-        assert_eq!(l.in_flight(), 3);
+        assert_eq!(l.in_flight(), 4);
         assert!(l.conserves());
+    }
+
+    #[test]
+    fn an_idle_link_takes_a_packet_whatever_the_limit() {
+        let mut l: Link<u32> = Link::new(12_000_000, 0, QueueLimit::Packets(0));
+        assert_eq!(accepted(l.offer(1, 1500, 0)).0, 0);
+        assert_eq!(l.offer(2, 1500, MS / 2), Offer::Dropped);
+        // Free again at exactly 1 ms.
+        assert_eq!(accepted(l.offer(3, 1500, MS)).0, 0);
     }
 
     #[test]
     fn byte_limit() {
         let mut l: Link<u32> = Link::new(12_000_000, 0, QueueLimit::Bytes(3000));
-        l.enqueue(0, 1500, 0);
-        l.start_tx(0, |_| 1500);
-        assert!(l.enqueue(1, 1500, 0));
-        assert!(l.enqueue(2, 1500, 0));
-        assert!(!l.enqueue(3, 100, 0));
-        let _ = US;
+        accepted(l.offer(0, 1500, 0));
+        accepted(l.offer(1, 1500, 0));
+        accepted(l.offer(2, 1500, 0));
+        assert_eq!(l.offer(3, 100, 0), Offer::Dropped);
+    }
+
+    #[test]
+    fn busy_time_and_queue_integral_stop_at_the_end_of_the_run() {
+        let mut l: Link<u32> = Link::new(12_000_000, 0, QueueLimit::Unlimited);
+        for i in 0..4 {
+            accepted(l.offer(i, 1500, 0)); // served 0-1, 1-2, 2-3, 3-4 ms
+        }
+        assert_eq!(l.stats.queue_max, 3);
+        // Waiting time decided: 1 + 2 + 3 ms.
+        assert_eq!(l.stats.queue_area, 6 * MS as u128);
+        // The run ends at 2.5 ms: busy 2.5 ms; waiting up to then 1 + 2 + 2.5 ms.
+        l.finish_accounting(5 * MS / 2);
+        assert_eq!(l.stats.busy_time, 5 * MS / 2);
+        assert_eq!(l.stats.queue_area, 11 * MS as u128 / 2);
     }
 }

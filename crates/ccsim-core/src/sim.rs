@@ -10,7 +10,7 @@
 use crate::cc;
 use crate::event::{Event, EventQueue};
 use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, RunOutput, Summary, TimeSeries};
-use crate::net::{DelayLine, Link, QueueLimit};
+use crate::net::{DelayLine, Link, Offer, QueueLimit};
 use crate::rng::{self, Rng};
 use crate::scenario::Scenario;
 use crate::stats::{jain_index, Histogram, Running};
@@ -176,25 +176,12 @@ impl Sim {
                 self.try_send(f);
             }
             Event::FlowStop(f) => self.end_flow(f),
-            Event::AccessTxDone(f) => {
-                let fl = &mut self.flows[f as usize];
-                if let Some(at) = fl.access.finish_tx(now) {
-                    self.q.schedule(at, Event::AccessArrive(f));
-                }
-                self.start_access_tx(f);
-            }
             Event::AccessArrive(f) => {
                 let (pkt, next) = self.flows[f as usize].access.arrive();
                 if let Some(t) = next {
                     self.q.schedule(t, Event::AccessArrive(f));
                 }
                 self.bottleneck_enqueue(pkt);
-            }
-            Event::BottleneckTxDone => {
-                if let Some(at) = self.bn.finish_tx(now) {
-                    self.q.schedule(at, Event::BottleneckArrive);
-                }
-                self.start_bottleneck_tx();
             }
             Event::BottleneckArrive => {
                 let (pkt, next) = self.bn.arrive();
@@ -327,9 +314,10 @@ impl Sim {
             match fl.sender.next_packet(now) {
                 Some(pkt) => {
                     sent += 1;
-                    let bytes = pkt.wire_bytes();
-                    fl.access.enqueue(pkt, bytes, now);
-                    self.start_access_tx(f);
+                    // The access queue is unlimited: every packet is accepted.
+                    if let Offer::Accepted { head_arrival: Some(at), .. } = fl.access.offer(pkt, pkt.wire_bytes(), now) {
+                        self.q.schedule(at, Event::AccessArrive(f));
+                    }
                 }
                 None => break,
             }
@@ -361,28 +349,17 @@ impl Sim {
         ensure_timer(&mut self.q, fl.receiver.delack_deadline, &mut fl.delack_event_at, Event::DelAck(f));
     }
 
-    fn start_access_tx(&mut self, f: u32) {
+    fn bottleneck_enqueue(&mut self, pkt: DataPkt) {
         let now = self.now;
-        if let Some((_, done)) = self.flows[f as usize].access.start_tx(now, |p| p.wire_bytes()) {
-            self.q.schedule(done, Event::AccessTxDone(f));
-        }
-    }
-
-    fn bottleneck_enqueue(&mut self, mut pkt: DataPkt) {
-        let now = self.now;
-        pkt.enq = now;
-        if self.bn.enqueue(pkt, pkt.wire_bytes(), now) {
-            self.start_bottleneck_tx();
-        }
-    }
-
-    fn start_bottleneck_tx(&mut self) {
-        let now = self.now;
-        if let Some((pkt, done)) = self.bn.start_tx(now, |p| p.wire_bytes()) {
-            let d = now - pkt.enq;
-            self.qdelay_hist.add(d);
-            self.qdelay.add(d as f64);
-            self.q.schedule(done, Event::BottleneckTxDone);
+        if let Offer::Accepted { queue_delay, head_arrival } = self.bn.offer(pkt, pkt.wire_bytes(), now) {
+            // Queueing delay of the packets whose service starts within the run.
+            if now + queue_delay <= self.end {
+                self.qdelay_hist.add(queue_delay);
+                self.qdelay.add(queue_delay as f64);
+            }
+            if let Some(at) = head_arrival {
+                self.q.schedule(at, Event::BottleneckArrive);
+            }
         }
     }
 
@@ -411,8 +388,8 @@ impl Sim {
 
     fn sample(&mut self) {
         let t = to_secs(self.now);
-        let qp = self.bn.queue.len() as u32;
-        let qb = self.bn.queue_bytes;
+        let (qp, qb) = self.bn.queue_at(self.now);
+        let qp = qp as u32;
         let interval = to_secs(self.sample_interval);
         for (i, fl) in self.flows.iter_mut().enumerate() {
             self.ts.push_sender(t, i as u32, fl.cc_name, &fl.sender, &mut fl.last_sample, interval, qp, qb);

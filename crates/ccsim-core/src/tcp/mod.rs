@@ -29,8 +29,6 @@ pub struct DataPkt {
     /// Sender's timestamp clock (TSval).
     pub tsval: u32,
     pub retx: bool,
-    /// When the packet entered the bottleneck queue (for queueing delay).
-    pub enq: Time,
 }
 
 impl DataPkt {

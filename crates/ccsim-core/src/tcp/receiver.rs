@@ -239,7 +239,7 @@ mod tests {
     }
 
     fn seg(seq: u32, tsval: u32) -> DataPkt {
-        DataPkt { flow: 0, seq, len: 1000, tsval, retx: false, enq: 0 }
+        DataPkt { flow: 0, seq, len: 1000, tsval, retx: false }
     }
 
     #[test]
