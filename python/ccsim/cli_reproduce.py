@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from .experiments import CATALOGUE, reproduce as run_reproduce
-
 
 def _table(rep):
     from rich.table import Table
@@ -40,7 +38,10 @@ def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, fo
     report.html to --out. A claim that fails is reported, not an error: the exit status is
     non-zero only when something could not be run.
     """
+    # The catalogue pulls in pandas and matplotlib: imported here, not when the CLI starts,
+    # so that `ccsim run` stays quick.
     from .cli import UserError, _console
+    from .experiments import CATALOGUE, reproduce as run_reproduce
 
     console = _console()
     if list_:

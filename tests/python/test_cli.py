@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -26,6 +28,13 @@ def _assert_one_error_line(stderr: str) -> str:
     assert "Traceback" not in stderr
     assert "panicked" not in stderr
     return lines[0]
+
+
+def test_the_cli_starts_without_pandas_or_matplotlib():
+    # `ccsim run` must not pay for the figure and DataFrame stack (about 1 s and 120 MB).
+    code = "import sys, ccsim.cli; print(sorted(m for m in ('pandas', 'matplotlib', 'pyarrow') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 # -- CliRunner ---------------------------------------------------------------------------
