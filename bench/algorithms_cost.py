@@ -5,8 +5,11 @@ Three scenarios, each run with every algorithm in this process, pinned to one co
   alone     1 flow of X, 10 Mbps, 20 ms, 10 BDP
   vs-cubic  1 flow of X and 1 CUBIC flow, 10 Mbps, 20 ms, 10 BDP (the seed's E2 operating point)
 Reports the median simulation wall time (`wall_seconds`, the engine's own loop) of --repeat
-runs of --duration, the ratio to NewReno, and the bottleneck's drop count, which explains most
-of the differences. Issue 3 asks that hd, cdg, ucc and bbrplus stay within 1.5x NewReno.
+runs of --duration, the ratio to NewReno, the bottleneck's drop count and the ratio of events
+executed, which explain most of the differences: a paced flow needs one pacing-timer event per
+packet, and every loss brings immediate ACKs and SACK work. The `newreno-paced` row is NewReno
+with `pacing = true`: the cost of pacing alone. Issue 3 asks that hd, cdg, ucc and bbrplus
+stay within 1.5x NewReno.
 
     python3 bench/algorithms_cost.py [--repeat 5] [--duration 500s]
 """
@@ -21,18 +24,19 @@ from pathlib import Path
 
 import ccsim
 
-ALGOS = ["newreno", "cubic", "bbr", "hd", "chd", "cdg", "ucc", "bbr-expire", "bbr-rtprop", "bbrplus"]
+ALGOS = ["newreno", "newreno-paced", "cubic", "bbr", "hd", "chd", "cdg", "ucc", "bbr-expire", "bbr-rtprop", "bbrplus"]
 LIMITED = ["hd", "cdg", "ucc", "bbrplus"]  # the ones issue 3 names
 
 
 def scenario(kind: str, cc: str, duration: str) -> ccsim.Scenario:
     link = {"rate": "10Mbps", "delay": "20ms"}
+    flow = {"cc": "newreno", "pacing": True} if cc == "newreno-paced" else {"cc": cc}
     if kind == "e1":
-        flows = [{"cc": cc, "count": 2, "access_rate": "100Mbps"}]
+        flows = [{**flow, "count": 2, "access_rate": "100Mbps"}]
         return ccsim.Scenario.from_dict(
             {"duration": duration, "bottleneck": {**link, "buffer": "50pkt"}, "tcp": {"mss": 1000}, "flows": flows}
         )
-    flows = [{"cc": cc}] if kind == "alone" else [{"cc": cc}, {"cc": "cubic"}]
+    flows = [flow] if kind == "alone" else [flow, {"cc": "cubic"}]
     return ccsim.Scenario.from_dict({"duration": duration, "bottleneck": {**link, "buffer": "10bdp"}, "flows": flows})
 
 
@@ -44,27 +48,34 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
     kinds = ["e1", "alone", "vs-cubic"]
-    table: dict[str, dict[str, tuple[float, int]]] = {k: {} for k in kinds}
+    table: dict[str, dict[str, tuple[float, int, int]]] = {k: {} for k in kinds}
     for kind in kinds:
+        scs = {cc: scenario(kind, cc, args.duration) for cc in ALGOS}
+        walls: dict[str, list[float]] = {cc: [] for cc in ALGOS}
+        # Interleaved (every algorithm once, then again), so that drifts in the machine's
+        # speed affect all of them alike.
+        for _ in range(args.repeat):
+            for cc in ALGOS:
+                res = ccsim.run(scs[cc], seed=1)
+                walls[cc].append(res.wall_seconds)
+                table[kind][cc] = (0.0, res.bottleneck["drops"], res.events)
         for cc in ALGOS:
-            sc = scenario(kind, cc, args.duration)
-            walls, res = [], None
-            for _ in range(args.repeat):
-                res = ccsim.run(sc, seed=1)
-                walls.append(res.wall_seconds)
-            table[kind][cc] = (statistics.median(walls), res.bottleneck["drops"])
+            table[kind][cc] = (statistics.median(walls[cc]),) + table[kind][cc][1:]
     lines = [
         f"Algorithm cost relative to NewReno, median of {args.repeat} runs of {args.duration}, one core",
         "(`python3 bench/algorithms_cost.py --repeat {0} --duration {1}`)".format(args.repeat, args.duration),
         "",
-        "| algorithm | " + " | ".join(f"{k}: cost vs newreno (drops)" for k in kinds) + " |",
+        "Each cell: cost vs newreno, events vs newreno, drops.",
+        "",
+        "| algorithm | " + " | ".join(kinds) + " |",
         "|---|" + "---|" * len(kinds),
     ]
     for cc in ALGOS:
         cells = []
         for k in kinds:
-            wall, drops = table[k][cc]
-            cells.append(f"{wall / table[k]['newreno'][0]:.2f}x ({drops:,})")
+            wall, drops, events = table[k][cc]
+            base = table[k]["newreno"]
+            cells.append(f"{wall / base[0]:.2f}x, {events / base[2]:.2f}x, {drops:,}")
         lines.append(f"| {cc} | " + " | ".join(cells) + " |")
     lines += ["", "newreno wall time: " + ", ".join(f"{k} {table[k]['newreno'][0]:.3f} s" for k in kinds), ""]
     for cc in LIMITED:

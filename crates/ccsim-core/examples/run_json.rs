@@ -1,6 +1,10 @@
-//! Run a scenario given as a JSON file (the JSON form of a TOML scenario) and print the
-//! summary JSON. Used by the benchmarks to time the engine without Python.
+//! Run a scenario given as a JSON file (the JSON form of a TOML scenario: a dumbbell or a
+//! `[wireless]` line) and print the summary JSON. Used by the benchmarks to time the engine
+//! without Python.
 //! Usage: cargo run --release -p ccsim-core --example run_json -- scenario.json [seed]
+
+use ccsim_core::scenario::AnyScenario;
+use ccsim_core::wireless::dcf::WirelessSim;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -12,11 +16,25 @@ fn main() {
         eprintln!("error: {}: {e}", args[1]);
         std::process::exit(2);
     });
-    let sc = ccsim_core::Scenario::from_json_str(&text).unwrap_or_else(|e| {
+    let sc = AnyScenario::from_json_str(&text).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2);
     });
-    let seed = args.get(2).map(|s| s.parse().expect("seed"));
-    let out = ccsim_core::run(&sc, seed);
-    println!("{}", out.summary.to_json());
+    let seed = args.get(2).map(|s| {
+        s.parse().unwrap_or_else(|_| {
+            eprintln!("error: seed: {s:?} is not a non-negative integer");
+            std::process::exit(2);
+        })
+    });
+    match &sc {
+        AnyScenario::Dumbbell(sc) => println!("{}", ccsim_core::run(sc, seed).summary.to_json()),
+        AnyScenario::Wireless(sc) => {
+            let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, seed.unwrap_or(sc.seed));
+            sim.sample_every(sc.sample_interval);
+            let t0 = std::time::Instant::now();
+            sim.run_to_end();
+            let out = sim.output(t0.elapsed().as_secs_f64());
+            println!("{}", out.summary_json(sc.name.as_deref(), &sc.normalized["wireless"]));
+        }
+    }
 }
