@@ -138,17 +138,17 @@ def cli() -> None:
 def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:
     """Run the scenario in FILE.toml and print a summary."""
     result = run_scenario(file, seed=seed)
+    _show_result(result, out_dir, as_json)
 
-    written: Path | None = None
-    if out_dir is not None:
-        written = _write_outputs(result, out_dir)
 
+def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:
+    """Write the result's files to ``out_dir`` (if given); print its JSON or its summary."""
+    written = _write_outputs(result, out_dir) if out_dir is not None else None
     if as_json:
         click.echo(json.dumps(result.to_dict()))
         if written is not None:
             click.echo(f"wrote results to {written}", err=True)
         return
-
     _print_summary(result)
     if written is not None:
         click.echo(
@@ -365,16 +365,7 @@ def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: boo
         result = emulate(file, seed=seed)
     except EmulationFailed as exc:
         _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
-    written = _write_outputs(result, out_dir) if out_dir is not None else None
-    if as_json:
-        click.echo(json.dumps(result.to_dict()))
-        if written is not None:
-            click.echo(f"wrote results to {written}", err=True)
-        return
-    _print_summary(result)
-    if written is not None:
-        click.echo(f"wrote summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and "
-                   f"{PLOT_FILENAME} to {written}")
+    _show_result(result, out_dir, as_json)
 
 
 @cli.command("compare")
