@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
     ) from exc
 
 from .scenario import Scenario, ScenarioError, algorithms, load
-from .result import Result, run
+from .result import CcsimWarning, Result, run
 from . import results
 from .sweep import sweep  # the function; its module's API is also on it (ccsim.sweep.execute, ...)
 from .emulate import EmulationError, EmulationFailed, compare
@@ -50,6 +50,7 @@ from .emulate.run import emulate  # the function; its package's API is also on i
 __version__: str = _core.__version__
 
 __all__ = [
+    "CcsimWarning",
     "Result",
     "Scenario",
     "ScenarioError",

@@ -12,13 +12,14 @@ import json
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 import click
 
-from . import __version__, _core
-from .result import Result, run as run_scenario
+from . import __version__
+from .result import CcsimWarning, Result, run as run_scenario
 from .scenario import ScenarioError, algorithms as list_algorithms
 
 #: Exit status for invalid input (bad scenario, missing file, bad option).
@@ -66,6 +67,8 @@ class CcsimGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        # Run warnings are printed as one `warning:` line each by the commands themselves.
+        warnings.filterwarnings("ignore", category=CcsimWarning)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         if os.environ.get("CCSIM_DEBUG"):
@@ -148,13 +151,14 @@ def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:
         click.echo(json.dumps(result.to_dict()))
         if written is not None:
             click.echo(f"wrote results to {written}", err=True)
-        return
-    _print_summary(result)
-    if written is not None:
-        click.echo(
-            f"wrote summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME} "
-            f"to {written}"
-        )
+    else:
+        _print_summary(result)
+        if written is not None:
+            click.echo(
+                f"wrote summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME} "
+                f"to {written}"
+            )
+    _print_warnings(result)
 
 
 def _write_outputs(result: Result, out_dir: Path) -> Path:
@@ -197,7 +201,10 @@ def algorithms_cmd(name: str | None, as_json: bool) -> None:
         console.print(table)
         return
     algo = algos[0]
-    console.print(f"[bold]{algo.get('name')}[/bold]: {algo.get('summary')}")
+    from rich.text import Text
+
+    # The console has markup off (docs may contain "[...]"): style with Text, not markup.
+    console.print(Text.assemble((str(algo.get("name")), "bold"), f": {algo.get('summary')}"))
     console.print(f"follows: {algo.get('source')}")
     table = Table(title=f"parameters of {algo.get('name')} (set per flow: params = {{ name = value }})")
     table.add_column("parameter", style="bold", no_wrap=True)
@@ -303,7 +310,10 @@ def _print_summary(result: Result) -> None:
         bn = d.get("bottleneck", {}) or {}
         util = bn.get("utilization")
         util_s = "-" if not isinstance(util, (int, float)) else f"{100 * util:.1f}%"
-        network = f"bottleneck utilization {util_s} | drops {_num(bn.get('drops'), ',')}"
+        network = (f"bottleneck utilization {util_s} | "
+                   f"drops {_num(bn.get('drops'), ',')} buffer + {_num(bn.get('random_losses'), ',')} random")
+        if bn.get("ack_losses"):
+            network += f" (+ {_num(bn.get('ack_losses'), ',')} ACKs)"
     console.print(
         f"total {_num(d.get('total_throughput_mbps'), '.3f')} Mbps | "
         f"Jain index {_num(d.get('jain_index'), '.4f')} | "
@@ -316,6 +326,12 @@ def _print_summary(result: Result) -> None:
     )
     for item in d.get("ignored", []) or []:
         console.print(f"not applied by the kernel: {item}", soft_wrap=True)
+
+
+def _print_warnings(result: Result) -> None:
+    """The run's warnings, one line each on stderr (they are not errors)."""
+    for w in result.warnings:
+        click.echo(f"warning: {_one_line(w)}", err=True)
 
 
 def _title(result: Result, d: dict[str, Any]) -> str:
@@ -347,7 +363,7 @@ def _check_emulation(file: Path, seed: int | None) -> None:
 @click.option("--seed", type=int, default=None, metavar="N",
               help="Seed of the emulator's random losses; overrides the scenario's seed.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              metavar="DIR", help=f"Write summary.json, flows.parquet, timeseries.parquet and {PLOT_FILENAME}.")
+              metavar="DIR", help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary as one JSON object on stdout (the schema of `ccsim run --json`).")
 def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:

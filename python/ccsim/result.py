@@ -6,6 +6,7 @@ import copy
 import json
 import operator
 import os
+import warnings
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # numpy and pandas are imported lazily (in the methods that build tables) so
 # that `ccsim run` and `import ccsim` stay quick when no DataFrame is needed.
 
-__all__ = ["FLOW_COLUMNS", "TIMESERIES_COLUMNS", "Result", "run"]
+__all__ = ["FLOW_COLUMNS", "TIMESERIES_COLUMNS", "CcsimWarning", "Result", "run"]
 
 #: Per-flow summary columns, in display order (``Result.summary``).
 FLOW_COLUMNS: tuple[str, ...] = (
@@ -99,7 +100,14 @@ def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
         raise ScenarioError(
             f"seed: out of range; got {seed}; accepted: a non-negative 64-bit integer"
         ) from None
-    return Result(json.loads(summary_json), columns, scenario=sc, events=events)
+    result = Result(json.loads(summary_json), columns, scenario=sc, events=events)
+    for line in result.warnings:
+        warnings.warn(line, CcsimWarning, stacklevel=2)
+    return result
+
+
+class CcsimWarning(UserWarning):
+    """A condition of a run worth knowing that is not an error (see :attr:`Result.warnings`)."""
 
 
 def as_seed(seed: object) -> int:
@@ -180,6 +188,13 @@ class Result:
     def bottleneck(self) -> dict[str, Any]:
         """Bottleneck statistics (rate, delay, buffer, drops, utilization, queue ...)."""
         return copy.deepcopy(self._summary.get("bottleneck", {}))
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line each: conditions worth knowing that are not errors, e.g. a flow that its
+        own access link, not the bottleneck, limited. :func:`run` also issues each as a
+        :class:`ccsim.CcsimWarning`."""
+        return list(self._summary.get("warnings", []) or [])
 
     @property
     def network(self) -> str:

@@ -26,7 +26,6 @@ import itertools
 import json
 import operator
 import os
-import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -56,7 +55,7 @@ MAX_SEED = 9223372036854775807
 #: Default root of ``ccsim.sweep`` / ``ccsim sweep`` output: ``./ccsim-runs/<experiment>``.
 DEFAULT_ROOT = "ccsim-runs"
 
-RAY_MISSING = "the ray backend needs Ray: pip install 'ccsim[ray]'"
+RAY_MISSING = "the ray backend needs Ray: python3 -m pip install '.[ray]' in the ccsim source folder"
 
 
 class RayNotInstalledError(ImportError):
@@ -440,10 +439,15 @@ class ExecutionReport:
 
 
 def _simulate(scenario: Mapping[str, Any], seed: int):
-    """Run one simulation (a seam for tests)."""
-    from .result import run
+    """Run one simulation (a seam for tests). Its warnings are not printed: a sweep's
+    workers share the terminal with its progress bar."""
+    import warnings
 
-    return run(scenario, seed=seed)
+    from .result import CcsimWarning, run
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CcsimWarning)
+        return run(scenario, seed=seed)
 
 
 def _run_payload(payload: Mapping[str, Any]) -> dict[str, Any]:

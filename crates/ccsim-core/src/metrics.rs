@@ -61,6 +61,9 @@ pub struct Summary {
     pub total_throughput_mbps: f64,
     pub jain_index: f64,
     pub bottleneck: BottleneckSummary,
+    /// One line each: conditions a user should know about (e.g. a flow limited by its own
+    /// access link rather than the bottleneck). Never errors.
+    pub warnings: Vec<String>,
 }
 
 /// Columns of the time series, all the same length.
@@ -127,6 +130,33 @@ impl TimeSeries {
         self.queue_pkts.push(queue_pkts);
         self.queue_bytes.push(queue_bytes);
         *last = (acked, delivered);
+    }
+
+    /// One row for a UDP flow (constant bit rate, no window) at time `t_s`: the delivery rate
+    /// and goodput are the UDP payload received at the destination over the interval,
+    /// `bytes_acked` the payload received so far. A UDP flow has no window, RTT or algorithm:
+    /// `cwnd_pkts` and `inflight_pkts` are 0 and the RTT, pacing and algorithm columns NaN.
+    /// `last` holds the payload bytes received at the previous sample and is updated.
+    pub fn push_udp(&mut self, t_s: f64, flow: u32, bytes_received: u64, last: &mut u64, interval_s: f64, queue_pkts: u32, queue_bytes: u64) {
+        let rate = (bytes_received - *last) as f64 * 8.0 / interval_s / 1e6;
+        self.time_s.push(t_s);
+        self.flow.push(flow);
+        self.cc.push("udp");
+        self.delivery_rate_mbps.push(rate);
+        self.goodput_mbps.push(rate);
+        self.bytes_acked.push(bytes_received);
+        self.cwnd_pkts.push(0);
+        self.srtt_ms.push(f64::NAN);
+        self.rtprop_ms.push(f64::NAN);
+        self.btlbw_mbps.push(f64::NAN);
+        self.rho.push(f64::NAN);
+        self.queue_state.push(None);
+        self.shadow_wnd_pkts.push(f64::NAN);
+        self.pacing_rate_mbps.push(f64::NAN);
+        self.inflight_pkts.push(0);
+        self.queue_pkts.push(queue_pkts);
+        self.queue_bytes.push(queue_bytes);
+        *last = bytes_received;
     }
 
     pub fn len(&self) -> usize {

@@ -457,6 +457,7 @@ impl Sim {
             });
         }
         let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+        let warnings = self.access_limited_warnings();
         let st = &self.bn.stats;
         let dur = to_secs(self.end);
         Summary {
@@ -490,9 +491,37 @@ impl Sim {
                 queue_delay_mean_ms: self.qdelay.mean() / 1e6,
                 queue_delay_p95_ms: self.qdelay_hist.quantile(0.95) / 1e6,
             },
+            warnings,
         }
     }
+
+    /// One line per flow whose own access link, not the bottleneck, limited it: the access
+    /// link was serialising for at least [`ACCESS_LIMITED_BUSY`] of the flow's active time.
+    fn access_limited_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, fl) in self.flows.iter().enumerate() {
+            let end = fl.ended_at.unwrap_or(self.end).max(fl.start);
+            let active = end.saturating_sub(fl.start);
+            if active == 0 {
+                continue;
+            }
+            let busy = (fl.access.stats.busy_time as f64 / active as f64).min(1.0);
+            if busy >= ACCESS_LIMITED_BUSY {
+                out.push(format!(
+                    "flow {i}: its access link ({} Mbps) was busy {:.0}% of the flow's active time, so it, not the bottleneck ({} Mbps), limited the flow",
+                    fl.access.rate_bps as f64 / 1e6,
+                    100.0 * busy,
+                    self.bn.rate_bps as f64 / 1e6
+                ));
+            }
+        }
+        out
+    }
 }
+
+/// The share of a flow's active time its access link must be busy for the run to warn that
+/// the access link limited the flow.
+pub const ACCESS_LIMITED_BUSY: f64 = 0.9;
 
 /// Run a scenario. `seed` overrides the scenario's seed. The wall time is the run loop's only
 /// (it is reported, never used by the simulation).

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ..plots import active_only  # noqa: E402
 from .claims import Data, flow_means, totals  # noqa: E402
 
 NAMES = {
@@ -107,14 +108,31 @@ def e2(d: Data, stem: Path) -> None:
 
 
 def _first_seed(d: Data) -> pd.DataFrame:
-    ts = d.timeseries
+    """The time series of the entry's first seed, while each flow was active."""
     key = d.runs.sort_values("seed")["key"].iloc[0]
-    return ts[ts.key == key]
+    return _active(d, d.timeseries[d.timeseries.key == key])
+
+
+def _active(d: Data, ts: pd.DataFrame) -> pd.DataFrame:
+    """Rows of ``ts`` taken while their flow was active (none before its start or after
+    its stop)."""
+    return active_only(ts, d.runs[["key", "flow", "start_s", "end_s"]])
+
+
+def _seed_title(ax, d: Data) -> None:
+    """Say which seed a time-series figure shows when the entry ran several."""
+    seeds = sorted(d.runs["seed"].unique())
+    if len(seeds) > 1:
+        ax.set_title(f"seed {seeds[0]} (one of {len(seeds)} runs: seeds {seeds[0]}-{seeds[-1]})",
+                     fontsize="small")
+    else:
+        ax.set_title(f"seed {seeds[0]}", fontsize="small")
 
 
 def e3_time(d: Data, stem: Path) -> None:
     ts = _first_seed(d)
     fig, ax = plt.subplots(figsize=(8, 3.8))
+    _seed_title(ax, d)
     for flow, g in ts.groupby("flow"):
         ax.plot(g["time_s"], g["delivery_rate_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
     ax.set_xlabel("time (s)")
@@ -128,8 +146,9 @@ def e3_time(d: Data, stem: Path) -> None:
 def e3_solo(d: Data, stem: Path) -> None:
     ts = d.timeseries
     fig, ax = plt.subplots(figsize=(8, 3.8))
+    _seed_title(ax, d)
     for cc, g in d.runs[d.runs.seed == d.runs.seed.min()].groupby("cc"):
-        s = ts[ts.key == g["key"].iloc[0]]
+        s = _active(d, ts[ts.key == g["key"].iloc[0]])
         ax.plot(s["time_s"], s["delivery_rate_mbps"], lw=1.0, label=f"{_name(cc)} alone")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Mbps, 1 s bins)")
@@ -142,6 +161,7 @@ def e3_solo(d: Data, stem: Path) -> None:
 def e3_rtprop(d: Data, stem: Path) -> None:
     ts = _first_seed(d)
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    _seed_title(a1, d)
     for flow, g in ts.groupby("flow"):
         a1.plot(g["time_s"], g["delivery_rate_mbps"], lw=1.0, label=_name(str(g["cc"].iloc[0])))
     a1.set_ylabel("throughput (Mbps, 1 s bins)")

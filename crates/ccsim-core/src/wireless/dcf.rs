@@ -308,7 +308,7 @@ pub struct WirelessSim {
     next_id: u64,
     pub events: u64,
     seed: u64,
-    /// Time series of TCP flows (empty unless `sample_every` was called).
+    /// Time series of every flow (empty unless `sample_every` was called).
     sample_interval: Option<Time>,
     pub ts: TimeSeries,
     pub cc_events: EventLog,
@@ -405,8 +405,8 @@ impl WirelessSim {
         sim
     }
 
-    /// Record a time-series row for every TCP flow every `interval` (as a dumbbell run does;
-    /// the queue columns give the sending station's interface queue).
+    /// Record a time-series row for every flow, TCP or UDP, every `interval` (as a dumbbell run
+    /// does; the queue columns give the sending station's interface queue).
     pub fn sample_every(&mut self, interval: Time) {
         self.sample_interval = Some(interval);
         self.q.schedule(interval, Ev::Sample);
@@ -416,10 +416,12 @@ impl WirelessSim {
         let Some(interval) = self.sample_interval else { return };
         let t = to_secs(self.now);
         for (i, fl) in self.flows.iter_mut().enumerate() {
+            let st = &self.st[fl.src];
+            let qb: u64 = st.queue.iter().map(|f| f.ip_bytes as u64).sum();
             if let Some(s) = fl.sender.as_ref() {
-                let st = &self.st[fl.src];
-                let qb: u64 = st.queue.iter().map(|f| f.ip_bytes as u64).sum();
                 self.ts.push_sender(t, i as u32, fl.cc_name, s, &mut fl.last_sample, to_secs(interval), st.queue.len() as u32, qb);
+            } else {
+                self.ts.push_udp(t, i as u32, fl.bytes_received, &mut fl.last_sample.0, to_secs(interval), st.queue.len() as u32, qb);
             }
         }
         self.q.schedule(self.now + interval, Ev::Sample);
@@ -1047,11 +1049,6 @@ impl WirelessSim {
                 .map(|s| StationStats { cpu_utilization: (to_secs(s.cpu_busy) / to_secs(self.end).max(1e-9)).min(1.0), ..s.stats.clone() })
                 .collect(),
         }
-    }
-
-    /// Frames still queued or in flight at the end (for conservation checks).
-    pub fn queued(&self) -> usize {
-        self.st.iter().map(|s| s.queue.len()).sum()
     }
 }
 
