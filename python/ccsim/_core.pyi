@@ -17,7 +17,8 @@ def validate(scenario_json: str) -> str:
 
     Raises ``ValueError("<field path>: <problem>; got <value>; accepted: <what>")``
     on any invalid input, e.g.
-    ``"flows[0].cc: unknown algorithm 'cubicc'; accepted: newreno, cubic, bbr"``.
+    ``'flows[0].cc: unknown algorithm "cubicc"; accepted: newreno, cubic, bbr, ...'``
+    (every algorithm of ``ccsim algorithms``).
     """
 
 def resolve(scenario_json: str) -> str:

@@ -31,7 +31,8 @@ class ScenarioError(ValueError):
     """An invalid scenario (or scenario file).
 
     ``str(error)`` is a single line, e.g.
-    ``"flows[0].cc: unknown algorithm 'cubicc'; accepted: newreno, cubic, bbr"``,
+    ``'flows[0].cc: unknown algorithm "cubicc"; accepted: newreno, cubic, bbr, ...'``
+    (every algorithm of ``ccsim algorithms``),
     prefixed with the file name when the scenario came from a file.
     """
 

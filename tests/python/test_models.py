@@ -49,7 +49,7 @@ def test_loss_ratio_paper_coefficients():
     assert m.loss_ratio(1000, 2) == pytest.approx(0.015215 * (math.log(1000) - 1.92) - 0.0167, rel=REL)
     assert m.loss_ratio(1000, 2) == pytest.approx(0.0591887, abs=1e-7)
     # with log10: 0.015215 * (3 - 1.92) - 0.0167 = 0.0164322 - 0.0167 = -0.0002678 (no loss at
-    # 2 hops even at 1000 pkt/s: why experiments.md reads the paper's log as natural)
+    # 2 hops even at 1000 pkt/s: why the paper's log is read as natural, docs/models.md)
     assert m.loss_ratio(1000, 2, log_base=10) == pytest.approx(-0.0002678, abs=1e-9)
     assert m.loss_ratio(1000, 2, log_base=10, clip=True) == 0.0
     # n = 1: a (n - b) = -0.002685; p = -0.002685 * 4.987755 - 0.0167 = -0.0133921 - 0.0167 = -0.0300921

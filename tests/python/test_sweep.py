@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -449,12 +450,17 @@ def test_ray_backend_gives_the_same_results_as_local(tmp_path):
 def test_ray_missing_is_one_clear_error(tmp_path, monkeypatch, runner, write_scenario):
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     specs = expand(base_scenario(), {}, experiment="noray")
-    with pytest.raises(ImportError, match=r"the ray backend needs Ray: pip install 'ccsim\[ray\]'"):
+    hint = "python3 -m pip install '.[ray]' in the ccsim source folder"
+    with pytest.raises(ImportError, match=re.escape(f"the ray backend needs Ray: {hint}")):
         execute(specs, tmp_path, backend="ray", progress=False)
     path = write_scenario(base_scenario(), "noray.toml")
     res = runner.invoke(cli, ["sweep", str(path), "--backend", "ray", "--out", str(tmp_path / "o")])
     assert res.exit_code == 2
-    assert res.stderr == "error: the ray backend needs Ray: pip install 'ccsim[ray]'\n"
+    assert res.stderr == f"error: the ray backend needs Ray: {hint}\n"
+    # The README gives the same (and only this) install hint.
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "`python3 -m pip install '.[ray]'` in the ccsim source folder" in readme
+    assert "ccsim[ray]" not in readme
 
 
 # -- ccsim.sweep() -----------------------------------------------------------------------------

@@ -908,10 +908,7 @@ mod tests {
     #[test]
     fn unknown_algorithm() {
         let m = reject(|v| v["flows"][0]["cc"] = json!("cubicc"));
-        assert!(m.starts_with("flows[0].cc: unknown algorithm \"cubicc\"; accepted: newreno, cubic, bbr, "), "{m}");
-        for name in crate::cc::names() {
-            assert!(m.contains(name), "{m} lacks {name}");
-        }
+        assert_eq!(m, format!("flows[0].cc: unknown algorithm \"cubicc\"; accepted: {}", crate::cc::names().join(", ")));
     }
 
     #[test]

@@ -426,7 +426,6 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
         got_bytes = int(bins[start_bin:end_bin].sum())
         conn = max(1, end_ns - f.start_ns)
         samples = send.get("samples", {})
-        t = np.asarray(samples.get("t_ns", []), dtype=np.int64) - epoch
         rtt = np.asarray(samples.get("rtt_us", []), dtype=np.float64)
         valid = rtt > 0
         final = send.get("final", {}) or {}

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import array
-import errno
 import json
 import os
 import select

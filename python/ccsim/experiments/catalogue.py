@@ -1,4 +1,5 @@
-"""The seed experiments as data: one entry per figure (experiments.md E1 to E5).
+"""The seed experiments as data: one entry per figure (experiments E1 to E5; the papers are
+listed with their authors and titles in docs/references.md).
 
 Each entry gives:
 - the base scenario, in the TOML structure;
@@ -10,8 +11,7 @@ Each entry gives:
 `ccsim reproduce ID` runs an entry. Entries that compare against another figure name it in
 ``needs``. Entries that share another entry's runs name it in ``runs_from``.
 
-ccsim's choices where the papers are silent are stated in each entry's ``setup`` text (they
-come from experiments.md).
+ccsim's choices where the papers are silent are stated in each entry's ``setup`` text.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -28,6 +28,14 @@ import pandas as pd
 from ..sweep import RunSpec
 from . import figures
 from .claims import Claim, Data, Verdict, flow_means, fmt, jain, ratio_text, totals
+
+# The seed papers, as the catalogue's `source` lines cite them (docs/references.md).
+PAPER_000 = 'Atsuta, Kouya & Sakamoto, "Performance of TCP CUBIC and TCP BBR on IEEE802.11s Mesh Network" (seed 000)'
+PAPER_002 = 'Utsumi & Zabir, "Utilization-Based Congestion Control" (seed 002)'
+PAPER_003 = ('Utsumi, "Improvement of Congestion-Based Congestion Control Using Queueing Theory" '
+             "(seed 003, BBR+)")
+PAPER_004 = ('Katsumata, Ogawa & Yamaguchi, "A study on updating TCP BBR\'s RTprop and improving TCP '
+             'fairness" (seed 004)')
 
 
 @dataclass(frozen=True)
@@ -701,7 +709,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e1-fig6",
         title="E1 fig. 6: total throughput of two flows of the same algorithm vs drop rate",
-        source="seed 002 (UCC), figure 6",
+        source=PAPER_002 + ", figure 6",
         setup=E1_SETUP,
         base=_e1_base(None),
         full=Variant(_grid(cc=("flows.0.cc", E1_ALGOS), loss=("bottleneck.loss", E1_LOSS)), 5, "100s"),
@@ -719,7 +727,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e1-fig7",
         title="E1 fig. 7: NewReno's throughput next to X in {NewReno, CHD, CDG, UCC} vs drop rate",
-        source="seed 002 (UCC), figure 7",
+        source=PAPER_002 + ", figure 7",
         setup=E1_SETUP + " N1 runs X, N2 runs NewReno.",
         base=_e1_base("newreno"),
         full=Variant(_grid(cc=("flows.0.cc", E1_ALGOS), loss=("bottleneck.loss", E1_LOSS)), 5, "100s"),
@@ -744,7 +752,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e1-fig8",
         title="E1 fig. 8: throughput of X and the total, X next to NewReno, vs drop rate",
-        source="seed 002 (UCC), figure 8",
+        source=PAPER_002 + ", figure 8",
         setup=E1_SETUP + " Same runs as fig. 7.",
         base=_e1_base("newreno"),
         full=Variant({}, 0, "100s"),
@@ -763,7 +771,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e2-fig2",
         title="E2 fig. 2: BBR vs CUBIC, throughput of each and total vs buffer size",
-        source="seed 003 (BBR+), figure 2",
+        source=PAPER_003 + ", figure 2",
         setup=E2_SETUP,
         base=_e2_base("bbr"),
         full=Variant(_grid(buffer_bdp=("bottleneck.buffer", E2_BUFFERS, "{}bdp")), 10, "120s"),
@@ -796,7 +804,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e2-fig3",
         title="E2 fig. 3: BBR+ vs CUBIC, throughput of each and total vs buffer size",
-        source="seed 003 (BBR+), figure 3",
+        source=PAPER_003 + ", figure 3",
         setup=E2_SETUP + " BBR+ is ccsim's design (docs/algorithms.md): the seed gives its goal, not its mechanism.",
         base=_e2_base("bbrplus"),
         full=Variant(_grid(buffer_bdp=("bottleneck.buffer", E2_BUFFERS, "{}bdp")), 10, "120s"),
@@ -827,7 +835,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e3-fig4",
         title="E3 fig. 4: plain BBR vs CUBIC over time",
-        source="seed 004, figure 4",
+        source=PAPER_004 + ", figure 4",
         setup=E3_SETUP,
         base=_e3_base({"cc": "bbr"}, {"cc": "cubic"}),
         full=Variant({}, 3, "120s"),
@@ -847,7 +855,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e3-fig5",
         title="E3 fig. 5: BBR with forced expire (rate_th = 2.4) vs CUBIC over time",
-        source="seed 004, figure 5",
+        source=PAPER_004 + ", figure 5",
         setup=E3_SETUP,
         base=_e3_base({"cc": "bbr-expire", "params": {"rate_th": 2.4}}, {"cc": "cubic"}),
         full=Variant({}, 3, "120s"),
@@ -868,7 +876,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e3-fig6",
         title="E3 fig. 6: a single flow alone, plain BBR vs forced-expire BBR",
-        source="seed 004, figure 6",
+        source=PAPER_004 + ", figure 6",
         setup=E3_SETUP + " One flow alone on the link; the two algorithms in separate runs.",
         base=_e3_base({"cc": "bbr"}, None),
         full=Variant(_grid(cc=("flows.0.cc", ["bbr", "bbr-expire"])), 3, "120s"),
@@ -888,7 +896,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e3-fig8",
         title="E3 fig. 8/9: RTprop update (rate_th = 2.0, alpha = 1.0) vs CUBIC; BBR's RTprop and RTT",
-        source="seed 004, figures 8 and 9",
+        source=PAPER_004 + ", figures 8 and 9",
         setup=E3_SETUP,
         base=_e3_base({"cc": "bbr-rtprop", "params": {"rate_th": 2.0, "alpha": 1.0}}, {"cc": "cubic"}),
         full=Variant({}, 3, "120s"),
@@ -914,7 +922,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e3-fig10",
         title="E3 fig. 10/11: RTprop update (rate_th = 2.0, alpha = 0.5) vs CUBIC",
-        source="seed 004, figures 10 and 11",
+        source=PAPER_004 + ", figures 10 and 11",
         setup=E3_SETUP,
         base=_e3_base({"cc": "bbr-rtprop", "params": {"rate_th": 2.0, "alpha": 0.5}}, {"cc": "cubic"}),
         full=Variant({}, 3, "120s"),
@@ -934,7 +942,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e3-fig12",
         title="E3 fig. 12: a single flow alone, RTprop update (2.0, 0.5) vs plain BBR",
-        source="seed 004, figure 12",
+        source=PAPER_004 + ", figure 12",
         setup=E3_SETUP + " One flow alone on the link; the two algorithms in separate runs.",
         base=_e3_base({"cc": "bbr", "params": {}}, None),
         full=Variant(_grid(cc=("flows.0.cc", ["bbr", "bbr-rtprop"])), 3, "120s"),
@@ -954,7 +962,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e4-exp1",
         title="E4 exp. 1: UDP constant bit rate through 1..7 hops: throughput and loss vs input rate",
-        source="seed 000 (802.11s mesh), figures 4, 5, 7, 8 and 9",
+        source=PAPER_000 + ", figures 4, 5, 7, 8 and 9",
         setup=E4_EXP1_SETUP,
         base=_e4_base({"protocol": "udp", "rate": "100pps", "packet_size": 1470}, "rpi3"),
         full=Variant(_grid(env=("wireless.environment", E4_ENVS), hops=("wireless.hops", E4_HOPS),
@@ -997,7 +1005,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e4-exp2",
         title="E4 exp. 2: CUBIC and BBR bulk transfer over 1..7 hops, throughput vs hops (log-log)",
-        source="seed 000 (802.11s mesh), figure 6, eq. 7 and 8",
+        source=PAPER_000 + ", figure 6, eq. 7 and 8",
         setup=E4_EXP2_SETUP,
         base=_e4_base({"cc": "cubic"}, "none"),
         full=Variant(_grid(env=("wireless.environment", E4_ENVS), cc=("flows.0.cc", ["cubic", "bbr"]),
@@ -1033,7 +1041,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e4-model",
         title="E4 model: the extended Mathis model (eq. 9-14) against simulation",
-        source="seed 000 (802.11s mesh), equations 1-14",
+        source=PAPER_000 + ", equations 1-14",
         setup=(
             "ccsim.models with the paper's constants (C = 0.4, beta = 0.2, eq. 10), MSS 1448, RTT 10 ms per hop "
             "(assumed: the paper gives neither), against e4-exp2's CUBIC runs. See docs/models.md."
@@ -1063,7 +1071,7 @@ CATALOGUE: list[Experiment] = [
     Experiment(
         id="e5-mathis",
         title="E5: throughput vs random loss, against the Mathis model",
-        source="Mathis et al. 1997 (cited in seeds 000 and 002)",
+        source='Mathis, Semke, Mahdavi & Ott, "The Macroscopic Behavior of the TCP Congestion Avoidance Algorithm", ACM CCR 1997 (cited in seeds 000 and 002)',
         setup=(
             "One NewReno flow and, in separate runs, one CUBIC flow over 10 Mbps / 40 ms RTT, 1 BDP buffer, "
             "MSS 1448, delayed ACKs, random loss 1e-4 .. 5e-2, 100 s, 3 seeds. The model uses each run's measured "
@@ -1082,19 +1090,20 @@ CATALOGUE: list[Experiment] = [
                 "follows-mathis",
                 "Loss-based TCP (NewReno) follows the Mathis model while the link is not the limit.",
                 _e5_mathis_claim,
-                "At high loss, timeouts (no RACK/TLP in ccsim) pull throughput below the model, which ignores them.",
+                "At high loss, timeouts pull throughput below the model, which ignores them (this experiment uses "
+                "RFC 6675 loss detection, so a lost retransmission waits for the RTO, and ccsim has no TLP).",
             )
         ],
     ),
     Experiment(
         id="e5-cardwell",
         title="E5: goodput of CUBIC and BBR vs random loss on 100 Mbps / 100 ms",
-        source="Cardwell et al. 2016 (BBR, ACM Queue), as cited in seed 000",
+        source='Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 2016, as cited in ' + PAPER_000,
         setup=(
             "One flow, 100 Mbps, 100 ms RTT, 1 BDP buffer, MSS 1448, random loss 0.001% .. 50%, 60 s, 2 seeds. "
             "Goodput is acknowledged bytes over the connection time. Cardwell et al. ran Linux, so ccsim uses "
-            "Linux's RACK loss detection (with RFC 6675 alone, BBR falls to 23 Mbps at 5% loss: every lost "
-            "retransmission waits for an RTO)."
+            "Linux's RACK loss detection (with RFC 6675 alone, BBR falls from 86 to 28 Mbps at 5% loss, the "
+            "mean of the two seeds: every lost retransmission waits for an RTO)."
         ),
         base={
             "duration": "60s",

@@ -35,7 +35,7 @@ class Data:
 @dataclass(frozen=True)
 class Claim:
     id: str
-    #: The paper's statement, as experiments.md gives it.
+    #: The paper's statement (the papers are in docs/references.md).
     text: str
     check: Callable[[Data], Verdict]
     #: Why it may not hold in ccsim (printed with a FAIL).

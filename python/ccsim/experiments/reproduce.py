@@ -123,7 +123,7 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
         f"Mode: {mode}. Claims: {n_pass} of {len(rep.claims)} hold. Wall time: {rep.elapsed:.1f} s.",
         "",
         "A claim that does not hold is reported as not holding, with the likely reason; the models were not tuned "
-        "to make claims pass (experiments.md).",
+        "to make claims pass. Each experiment below names its paper (authors and title) under Source.",
         "",
         "| experiment | claim | status | measured |",
         "|---|---|---|---|",

@@ -24,7 +24,7 @@ pub const PARAMS: &[ParamSpec] = &ALL;
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bbr-expire",
     summary: "BBR v1 that forces its RTprop expiry (PROBE_RTT, re-measure) when RTT/RTprop > rate_th",
-    source: "Seed 004 section 2.3 (Sasaki et al., CANDAR 2020) on Linux tcp_bbr.c",
+    source: "Katsumata, Ogawa & Yamaguchi, \"A study on updating TCP BBR's RTprop and improving TCP fairness\" (seed 004) section 2.3, after Sasaki et al., CANDAR 2020; on Linux tcp_bbr.c",
     params: PARAMS,
 };
 

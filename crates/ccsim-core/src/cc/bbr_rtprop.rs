@@ -32,7 +32,7 @@ pub const PARAMS: &[ParamSpec] = &ALL;
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bbr-rtprop",
     summary: "BBR v1 that moves RTprop towards the RTT (alpha RTT + (1 - alpha) RTprop) when RTT/RTprop > rate_th",
-    source: "Seed 004 section 3 (RTprop update) on Linux tcp_bbr.c",
+    source: "Katsumata, Ogawa & Yamaguchi, \"A study on updating TCP BBR's RTprop and improving TCP fairness\" (seed 004) section 3; on Linux tcp_bbr.c",
     params: PARAMS,
 };
 

@@ -82,7 +82,7 @@ pub const PARAMS: &[ParamSpec] = &ALL;
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bbrplus",
     summary: "BBR v1 + queueing-theory coexistence mode: when rho > alpha for 10 s, size cwnd on the seen RTT and keep probing (pacing gain 1.5)",
-    source: "Seed 003 (BBR+, Utsumi et al. 2018) goal; mechanism defined by ccsim after seed 002 (algorithms.md section 8)",
+    source: "Goal: Utsumi, \"Improvement of Congestion-Based Congestion Control Using Queueing Theory\" (seed 003, BBR+); mechanism defined by ccsim after UCC (seed 002), docs/algorithms.md section 8",
     params: PARAMS,
 };
 

@@ -37,7 +37,7 @@ pub const PARAMS: &[ParamSpec] = &[
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "ucc",
     summary: "Utilization-based: rho = (N - N_min)/N from one-way delays; halve on loss only when rho > alpha",
-    source: "Seed 002 (Utsumi et al., utilization-based congestion control), sections 3-4; RFC 7323 timestamps",
+    source: "Utsumi & Zabir, \"Utilization-Based Congestion Control\" (seed 002), sections 3-4; RFC 7323 timestamps",
     params: PARAMS,
 };
 

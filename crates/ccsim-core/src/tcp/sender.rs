@@ -6,11 +6,13 @@
 //! (`tcp_rate_gen`), then `tcp_cong_control` (the algorithm's `cong_control`, or PRR in
 //! Recovery, or `cong_avoid`). Transmission is then driven by the simulator.
 //!
-//! Not modelled (Linux has them): RACK-TLP (a lost retransmission waits for the RTO), F-RTO,
+//! Loss detection is RFC 6675's DupThresh rule or RACK (RFC 8985, Linux `tcp_recovery.c`),
+//! chosen by `TcpConfig::recovery`. Not modelled (Linux has them): TLP (the probe timeout of
+//! RACK-TLP; a lost tail or a lost retransmission waits for the RACK timer or the RTO), F-RTO,
 //! undo via DSACK or timestamps, TSO/GSO, TCP Small Queues, Nagle, the SYN handshake.
 
 use super::rtt::RttEstimator;
-use super::{AckPkt, DataPkt, LossDetection, Pacing, TcpConfig, HEADER_BYTES};
+use super::{AckPkt, DataPkt, LossDetection, Pacing, TcpConfig};
 use crate::cc::{AckSample, CaEvent, CaState, CongestionControl, RateSample, SockState};
 use crate::stats::{Histogram, Running};
 use crate::time::{Time, SEC};
@@ -84,7 +86,6 @@ pub struct Sender {
     pub active: bool,
     pub completed_at: Option<Time>,
     data_segs_out: u64,
-    pub last_rs: RateSample,
     /// Timeouts since the cumulative ACK last advanced (Linux icsk_retransmits).
     rto_retries: u32,
     rack: Rack,
@@ -149,7 +150,6 @@ impl Sender {
             active: false,
             completed_at: None,
             data_segs_out: 0,
-            last_rs: RateSample::default(),
             rto_retries: 0,
             rack: Rack::default(),
             rack_deadline: None,
@@ -497,7 +497,7 @@ impl Sender {
                 self.rack_mark_lost(now);
             }
         }
-        self.update_state(una_advanced);
+        self.update_state();
         let newly_lost = (self.sk.lost - prior_lost) as u32;
 
         // 4. Delivery-rate sample (tcp_rate_gen).
@@ -516,7 +516,6 @@ impl Sender {
             self.update_pacing_rate();
         }
         self.apply_cwr_request();
-        self.last_rs = rs;
 
         if self.all_acked() && self.completed_at.is_none() {
             self.completed_at = Some(now);
@@ -718,7 +717,7 @@ impl Sender {
         self.lost_hint = p;
     }
 
-    fn update_state(&mut self, _una_advanced: bool) {
+    fn update_state(&mut self) {
         let st = self.sk.ca_state;
         // Leaving Recovery or Loss once the recovery point is acknowledged.
         if (st == CaState::Recovery || st == CaState::Loss || st == CaState::Cwr) && self.sk.snd_una >= self.high_seq {
@@ -861,11 +860,6 @@ impl Sender {
         self.active = false;
         self.rto_deadline = None;
         self.rack_deadline = None;
-    }
-
-    /// Payload bytes per segment including headers, for reporting.
-    pub fn wire_bytes(&self) -> u32 {
-        self.cfg.mss + HEADER_BYTES
     }
 
     /// Scoreboard consistency (for tests): counters equal a recount of the flags.
