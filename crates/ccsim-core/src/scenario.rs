@@ -366,7 +366,7 @@ struct ParsedFlow {
 /// Parse `[[flows]]`. `hops` is `Some` for a wireless line (stations 0..=hops), which allows
 /// `protocol`, `rate`, `packet_size`, `src` and `dst`, and has no access links.
 fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<ParsedFlow>, Vec<Value>), ScenarioError> {
-    let fv = top.require("flows", "one or more [[flows]] tables, each with cc = \"newreno\", \"cubic\" or \"bbr\"")?;
+    let fv = top.require("flows", &format!("one or more [[flows]] tables, each with cc = one of {}", cc::names().join(", ")))?;
     let Value::Array(groups) = fv else {
         return err("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
     };
@@ -947,6 +947,11 @@ mod tests {
         assert!(m.starts_with("bottleneck.rate: missing required field"), "{m}");
         let m = reject(|v| v["flows"] = json!([]));
         assert!(m.starts_with("flows: empty"), "{m}");
+        // The accepted algorithms come from the registry.
+        let m = reject(|v| {
+            v.as_object_mut().unwrap().remove("flows");
+        });
+        assert!(m.ends_with(&format!("each with cc = one of {}", crate::cc::names().join(", "))), "{m}");
     }
 
     #[test]
