@@ -43,6 +43,8 @@ def test_every_list_of_algorithm_names_is_complete():
                 continue
             listed = ["newreno", "cubic", "bbr"] + [n.strip() for n in m.group(1).split(",") if n.strip()]
             assert sorted(listed) == sorted(NAMES), f"{path.relative_to(REPO)}: {m.group(0)!r}"
+        # Quoted lists too (`"newreno", "cubic" or "bbr"`).
+        assert not re.search(r'cubic\\?" or \\?"bbr', text), path.relative_to(REPO)
     assert found > 0
 
 
