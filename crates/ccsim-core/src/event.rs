@@ -8,12 +8,10 @@ use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    /// The head packet of a flow's access-link wire reaches the router.
-    AccessArrive(u32),
-    /// The head packet of the bottleneck wire reaches the receiver.
-    BottleneckArrive,
-    /// The head ACK of a flow's reverse-path delay line reaches the sender.
-    AckArrive(u32),
+    /// The head packet of a link direction's wire reaches the far end.
+    LinkArrive(u32),
+    /// The head packet of a delay segment (a run of unlimited directions) reaches its end.
+    SegArrive(u32),
     /// A flow's retransmission timer may be due.
     Rto(u32),
     /// A flow's delayed-ACK timer may be due.

@@ -5,10 +5,11 @@
 //! the one scenario seed; the simulation reads no wall clock and iterates no hash map.
 //!
 //! Layers, from the bottom: [`time`] and [`units`] (integer time, rates, sizes), [`event`] (the
-//! event queue), [`rng`] (seeded streams), [`net`] (links, queues, loss), [`tcp`] (sender,
+//! event queue), [`rng`] (seeded streams), [`net`] (nodes, link directions, queues, loss,
+//! routes), [`topology`] (builders that turn a scenario into a network), [`tcp`] (sender,
 //! receiver, SACK, RTO, rate sampling), [`cc`] (the congestion-control trait and one file per
-//! algorithm), [`scenario`] (validated configuration), [`sim`] (the dumbbell wiring and the run
-//! loop) and [`metrics`] (what a run reports).
+//! algorithm), [`scenario`] (validated configuration), [`sim`] (the run loop) and [`metrics`]
+//! (what a run reports).
 
 pub mod cc;
 pub mod event;
@@ -20,6 +21,7 @@ pub mod sim;
 pub mod stats;
 pub mod tcp;
 pub mod time;
+pub mod topology;
 pub mod units;
 pub mod wireless;
 

@@ -1,31 +1,29 @@
-//! The dumbbell and the run loop.
-//!
-//! Topology: each flow's sender has its own access link (rate, one-way delay, unlimited queue)
-//! to the router; the router's output is the bottleneck (rate, one-way delay, drop-tail buffer,
-//! Bernoulli loss on data packets as they arrive at the far end, after using link time, like a
-//! corrupted frame); one receiver sits behind it. ACKs return over an uncongested reverse path
-//! with the same propagation delays (bottleneck delay + the flow's access delay) and no
-//! serialisation; `ack_loss` drops ACKs at random.
+//! The run loop: flows (TCP senders and receivers with their timers) over a network of link
+//! directions ([`crate::net`]), whatever its shape. A topology builder ([`crate::topology`])
+//! supplies the network and each flow's routes; events are addressed to link directions, delay
+//! segments and flows, never to topology roles.
 
 use crate::cc;
 use crate::event::{Event, EventQueue};
 use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, RunOutput, Summary, TimeSeries};
-use crate::net::{DelayLine, Link, Offer, QueueLimit};
-use crate::rng::{self, Rng};
+use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
+use crate::rng;
 use crate::scenario::Scenario;
-use crate::stats::{jain_index, Histogram, Running};
+use crate::stats::jain_index;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
-use crate::tcp::{AckPkt, DataPkt};
+use crate::tcp::AckPkt;
 use crate::time::{to_ms, to_secs, Time, MS};
+use crate::topology;
 use rand::Rng as _;
 
 struct Flow {
     cc_name: &'static str,
     sender: Sender,
     receiver: Receiver,
-    access: Link<DataPkt>,
-    acks: DelayLine<AckPkt>,
+    /// The hops of the flow's data, sender to receiver, and of its ACKs, back.
+    fwd: Route,
+    rev: Route,
     start: Time,
     stop: Time,
     /// When the flow's connection time ended (stop, completion or end of run).
@@ -43,13 +41,10 @@ pub struct Sim {
     end: Time,
     q: EventQueue,
     flows: Vec<Flow>,
-    bn: Link<DataPkt>,
-    loss: f64,
-    ack_loss: f64,
-    loss_rng: Rng,
-    ack_loss_rng: Rng,
-    qdelay_hist: Histogram,
-    qdelay: Running,
+    net: Network,
+    /// The dumbbell's bottleneck direction and its reverse (the ACKs' first hop).
+    bn: u32,
+    bn_rev: u32,
     sample_interval: Time,
     pub ts: TimeSeries,
     /// Algorithm events (RTprop updates, forced expiry, ...).
@@ -76,14 +71,10 @@ fn cc_static_name(name: &str) -> &'static str {
 
 impl Sim {
     pub fn new(sc: &Scenario, seed: u64) -> Sim {
-        let b = &sc.bottleneck;
-        let limit = match (b.buffer_pkts, b.buffer_bytes) {
-            (Some(p), _) => QueueLimit::Packets(p),
-            (None, Some(by)) => QueueLimit::Bytes(by),
-            _ => QueueLimit::Unlimited,
-        };
+        let topology::dumbbell::Dumbbell { built, bottleneck, bottleneck_rev } = topology::dumbbell::build(sc, seed);
+        let topology::Built { net, routes } = built;
         let mut flows = Vec::with_capacity(sc.flows.len());
-        for (i, fc) in sc.flows.iter().enumerate() {
+        for ((i, fc), (fwd, rev)) in sc.flows.iter().enumerate().zip(routes) {
             let cc_rng = rng::flow_stream(seed, i, rng::stream::CC);
             let mut clock_rng = rng::flow_stream(seed, i, rng::stream::CLOCK);
             let algo = cc::build(&fc.cc, &fc.params, cc_rng);
@@ -96,8 +87,8 @@ impl Sim {
                 cc_name: cc_static_name(&fc.cc),
                 sender,
                 receiver,
-                access: Link::new(fc.access_rate_bps, fc.access_delay, QueueLimit::Unlimited),
-                acks: DelayLine::new(b.delay + fc.access_delay),
+                fwd,
+                rev,
                 start: fc.start,
                 stop: fc.stop.unwrap_or(sc.duration),
                 ended_at: None,
@@ -121,13 +112,9 @@ impl Sim {
             end: sc.duration,
             q,
             flows,
-            bn: Link::new(b.rate_bps, b.delay, limit),
-            loss: b.loss,
-            ack_loss: b.ack_loss,
-            loss_rng: rng::derive(seed, rng::stream::BOTTLENECK_LOSS),
-            ack_loss_rng: rng::derive(seed, rng::stream::ACK_LOSS),
-            qdelay_hist: Histogram::default(),
-            qdelay: Running::default(),
+            net,
+            bn: bottleneck,
+            bn_rev: bottleneck_rev,
             sample_interval: sc.sample_interval,
             ts: TimeSeries::default(),
             events: EventLog::default(),
@@ -150,7 +137,9 @@ impl Sim {
     /// Close the books at the end of the run.
     pub fn finish(&mut self) {
         self.now = self.end;
-        self.bn.finish_accounting(self.end);
+        for d in &mut self.net.dirs {
+            d.link.finish_accounting(self.end);
+        }
     }
 
     /// Run every event up to time `t` (capped at the end of the run). Callers may run in
@@ -176,40 +165,29 @@ impl Sim {
                 self.try_send(f);
             }
             Event::FlowStop(f) => self.end_flow(f),
-            Event::AccessArrive(f) => {
-                let (pkt, next) = self.flows[f as usize].access.arrive();
+            Event::LinkArrive(d) => {
+                let dir = &mut self.net.dirs[d as usize];
+                let (r, next) = dir.link.arrive();
                 if let Some(t) = next {
-                    self.q.schedule(t, Event::AccessArrive(f));
+                    self.q.schedule(t, Event::LinkArrive(d));
                 }
-                self.bottleneck_enqueue(pkt);
-            }
-            Event::BottleneckArrive => {
-                let (pkt, next) = self.bn.arrive();
-                if let Some(t) = next {
-                    self.q.schedule(t, Event::BottleneckArrive);
-                }
-                if self.loss > 0.0 && self.loss_rng.gen::<f64>() < self.loss {
-                    self.bn.stats.random_losses += 1;
+                if dir.lose() {
+                    dir.link.stats.random_losses += 1;
                 } else {
-                    self.deliver_data(pkt);
+                    self.forward(Routed { hop: r.hop + 1, pkt: r.pkt });
                 }
             }
-            Event::AckArrive(f) => {
-                let fl = &mut self.flows[f as usize];
-                let (ack, next) = fl.acks.pop();
+            Event::SegArrive(s) => {
+                let crate::net::Network { dirs, segs, .. } = &mut self.net;
+                let seg = &mut segs[s as usize];
+                let (r, next) = seg.line.pop();
                 if let Some(t) = next {
-                    self.q.schedule(t, Event::AckArrive(f));
+                    self.q.schedule(t, Event::SegArrive(s));
                 }
-                if fl.ended_at.is_none() {
-                    fl.sender.on_ack(&ack, now);
-                    self.drain_cc_events(f);
-                    let fl = &mut self.flows[f as usize];
-                    if fl.sender.completed_at.is_some() {
-                        self.end_flow(f);
-                    } else {
-                        self.try_send(f);
-                    }
+                for &d in seg.dirs.iter() {
+                    dirs[d as usize].link.stats.packets_out += 1;
                 }
+                self.forward(Routed { hop: r.hop + 1, pkt: r.pkt });
             }
             Event::Rto(f) => {
                 let fl = &mut self.flows[f as usize];
@@ -251,7 +229,7 @@ impl Sim {
                 if let Some(d) = fl.receiver.delack_deadline {
                     if d <= now {
                         if let Some(ack) = fl.receiver.on_delack_timer(now) {
-                            self.send_ack(f, ack);
+                            self.send_ack(ack);
                         }
                     } else {
                         self.ensure_delack_event(f);
@@ -314,10 +292,7 @@ impl Sim {
             match fl.sender.next_packet(now) {
                 Some(pkt) => {
                     sent += 1;
-                    // The access queue is unlimited: every packet is accepted.
-                    if let Offer::Accepted { head_arrival: Some(at), .. } = fl.access.offer(pkt, pkt.wire_bytes(), now) {
-                        self.q.schedule(at, Event::AccessArrive(f));
-                    }
+                    self.forward(Routed { hop: 0, pkt: Packet::Data(pkt) });
                 }
                 None => break,
             }
@@ -349,46 +324,95 @@ impl Sim {
         ensure_timer(&mut self.q, fl.receiver.delack_deadline, &mut fl.delack_event_at, Event::DelAck(f));
     }
 
-    fn bottleneck_enqueue(&mut self, pkt: DataPkt) {
+    /// Move a packet onto hop `r.hop` of its flow's route, or hand it to the flow's receiver
+    /// (data) or sender (ACKs) at the end of the route.
+    fn forward(&mut self, r: Routed) {
+        let f = r.pkt.flow();
+        let fl = &self.flows[f as usize];
+        let route = match r.pkt {
+            Packet::Data(_) => &fl.fwd,
+            Packet::Ack(_) => &fl.rev,
+        };
+        match route.hops.get(r.hop as usize) {
+            Some(&Hop::Dir(d)) => self.offer(d, r),
+            Some(&Hop::Seg(s)) => self.enter_segment(s, r),
+            None => match r.pkt {
+                Packet::Data(pkt) => {
+                    let now = self.now;
+                    let fl = &mut self.flows[f as usize];
+                    match fl.receiver.on_data(&pkt, now) {
+                        Some(ack) => self.send_ack(ack),
+                        None => self.ensure_delack_event(f),
+                    }
+                }
+                Packet::Ack(ack) => self.deliver_ack(f, ack),
+            },
+        }
+    }
+
+    /// Offer a packet to a direction's queue; schedule its arrival if it heads the wire.
+    fn offer(&mut self, d: u32, r: Routed) {
         let now = self.now;
-        if let Offer::Accepted { queue_delay, head_arrival } = self.bn.offer(pkt, pkt.wire_bytes(), now) {
+        let dir = &mut self.net.dirs[d as usize];
+        if let Offer::Accepted { queue_delay, head_arrival } = dir.link.offer(r, r.pkt.wire_bytes(), now) {
             // Queueing delay of the packets whose service starts within the run.
             if now + queue_delay <= self.end {
-                self.qdelay_hist.add(queue_delay);
-                self.qdelay.add(queue_delay as f64);
+                dir.qdelay_hist.add(queue_delay);
+                dir.qdelay.add(queue_delay as f64);
             }
             if let Some(at) = head_arrival {
-                self.q.schedule(at, Event::BottleneckArrive);
+                self.q.schedule(at, Event::LinkArrive(d));
             }
         }
     }
 
-    fn deliver_data(&mut self, pkt: DataPkt) {
+    /// A packet enters a delay segment (a run of unlimited directions): each direction's
+    /// random loss is drawn now, in route order; a packet that survives arrives after the
+    /// segment's total delay.
+    fn enter_segment(&mut self, s: u32, r: Routed) {
         let now = self.now;
-        let f = pkt.flow;
-        let fl = &mut self.flows[f as usize];
-        match fl.receiver.on_data(&pkt, now) {
-            Some(ack) => self.send_ack(f, ack),
-            None => self.ensure_delack_event(f),
+        let crate::net::Network { dirs, segs, .. } = &mut self.net;
+        let seg = &mut segs[s as usize];
+        for (k, &d) in seg.dirs.iter().enumerate() {
+            let dir = &mut dirs[d as usize];
+            dir.link.stats.packets_in += 1;
+            if dir.lose() {
+                dir.link.stats.random_losses += 1;
+                for &p in &seg.dirs[..k] {
+                    dirs[p as usize].link.stats.packets_out += 1;
+                }
+                seg.line.packets_in += 1;
+                seg.line.losses += 1;
+                return;
+            }
+        }
+        if let Some(at) = seg.line.push(r, now) {
+            self.q.schedule(at, Event::SegArrive(s));
         }
     }
 
-    fn send_ack(&mut self, f: u32, ack: AckPkt) {
+    fn send_ack(&mut self, ack: AckPkt) {
+        self.forward(Routed { hop: 0, pkt: Packet::Ack(ack) });
+    }
+
+    fn deliver_ack(&mut self, f: u32, ack: AckPkt) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        if self.ack_loss > 0.0 && self.ack_loss_rng.gen::<f64>() < self.ack_loss {
-            fl.acks.packets_in += 1;
-            fl.acks.losses += 1;
-            return;
-        }
-        if let Some(at) = fl.acks.push(ack, now) {
-            self.q.schedule(at, Event::AckArrive(f));
+        if fl.ended_at.is_none() {
+            fl.sender.on_ack(&ack, now);
+            self.drain_cc_events(f);
+            let fl = &mut self.flows[f as usize];
+            if fl.sender.completed_at.is_some() {
+                self.end_flow(f);
+            } else {
+                self.try_send(f);
+            }
         }
     }
 
     fn sample(&mut self) {
         let t = to_secs(self.now);
-        let (qp, qb) = self.bn.queue_at(self.now);
+        let (qp, qb) = self.net.dirs[self.bn as usize].link.queue_at(self.now);
         let qp = qp as u32;
         let interval = to_secs(self.sample_interval);
         for (i, fl) in self.flows.iter_mut().enumerate() {
@@ -398,16 +422,8 @@ impl Sim {
 
     /// Conservation on every link: packets in = out + drops + still queued or on the wire.
     pub fn check_conservation(&self) -> Result<(), String> {
-        if !self.bn.conserves() {
-            return Err(format!("bottleneck: {:?} with {} in flight", self.bn.stats, self.bn.in_flight()));
-        }
-        for (i, f) in self.flows.iter().enumerate() {
-            if !f.access.conserves() {
-                return Err(format!("flow {i} access link: {:?} with {} in flight", f.access.stats, f.access.in_flight()));
-            }
-            if !f.acks.conserves() {
-                return Err(format!("flow {i} ACK path does not conserve packets"));
-            }
+        self.net.check_conservation()?;
+        for f in &self.flows {
             f.sender.check_invariants()?;
         }
         Ok(())
@@ -419,8 +435,8 @@ impl Sim {
     pub fn flow_receiver(&self, i: usize) -> &Receiver {
         &self.flows[i].receiver
     }
-    pub fn bottleneck(&self) -> &Link<DataPkt> {
-        &self.bn
+    pub fn network(&self) -> &Network {
+        &self.net
     }
 
     pub fn summary(&self, wall_seconds: f64) -> Summary {
@@ -458,7 +474,8 @@ impl Sim {
         }
         let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
         let warnings = self.access_limited_warnings();
-        let st = &self.bn.stats;
+        let bn = &self.net.dirs[self.bn as usize];
+        let st = &bn.link.stats;
         let dur = to_secs(self.end);
         Summary {
             name: self.name.clone(),
@@ -470,13 +487,13 @@ impl Sim {
             jain_index: jain_index(&thr),
             flows,
             bottleneck: BottleneckSummary {
-                rate_mbps: self.bn.rate_bps as f64 / 1e6,
-                delay_ms: to_ms(self.bn.delay),
-                buffer_pkts: match self.bn.limit {
+                rate_mbps: bn.link.rate_bps as f64 / 1e6,
+                delay_ms: to_ms(bn.link.delay),
+                buffer_pkts: match bn.link.limit {
                     QueueLimit::Packets(p) => Some(p),
                     _ => None,
                 },
-                buffer_bytes: match self.bn.limit {
+                buffer_bytes: match bn.link.limit {
                     QueueLimit::Bytes(b) => Some(b),
                     _ => None,
                 },
@@ -484,12 +501,12 @@ impl Sim {
                 packets_out: st.packets_out,
                 drops: st.drops,
                 random_losses: st.random_losses,
-                ack_losses: self.flows.iter().map(|f| f.acks.losses).sum(),
+                ack_losses: self.net.dirs[self.bn_rev as usize].link.stats.random_losses,
                 utilization: (st.busy_time as f64 / self.end as f64).min(1.0),
                 queue_mean_pkts: st.queue_area as f64 / self.end as f64,
                 queue_max_pkts: st.queue_max,
-                queue_delay_mean_ms: self.qdelay.mean() / 1e6,
-                queue_delay_p95_ms: self.qdelay_hist.quantile(0.95) / 1e6,
+                queue_delay_mean_ms: bn.qdelay.mean() / 1e6,
+                queue_delay_p95_ms: bn.qdelay_hist.quantile(0.95) / 1e6,
             },
             warnings,
         }
@@ -498,20 +515,26 @@ impl Sim {
     /// One line per flow whose own access link, not the bottleneck, limited it: the access
     /// link was serialising for at least [`ACCESS_LIMITED_BUSY`] of the flow's active time.
     fn access_limited_warnings(&self) -> Vec<String> {
+        let bn_rate = self.net.dirs[self.bn as usize].link.rate_bps;
         let mut out = Vec::new();
         for (i, fl) in self.flows.iter().enumerate() {
+            let Some(&Hop::Dir(access)) = fl.fwd.hops.first() else { continue };
+            if access == self.bn {
+                continue;
+            }
             let end = fl.ended_at.unwrap_or(self.end).max(fl.start);
             let active = end.saturating_sub(fl.start);
             if active == 0 {
                 continue;
             }
-            let busy = (fl.access.stats.busy_time as f64 / active as f64).min(1.0);
+            let link = &self.net.dirs[access as usize].link;
+            let busy = (link.stats.busy_time as f64 / active as f64).min(1.0);
             if busy >= ACCESS_LIMITED_BUSY {
                 out.push(format!(
                     "flow {i}: its access link ({} Mbps) was busy {:.0}% of the flow's active time, so it, not the bottleneck ({} Mbps), limited the flow",
-                    fl.access.rate_bps as f64 / 1e6,
+                    link.rate_bps as f64 / 1e6,
                     100.0 * busy,
-                    self.bn.rate_bps as f64 / 1e6
+                    bn_rate as f64 / 1e6
                 ));
             }
         }
