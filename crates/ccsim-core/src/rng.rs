@@ -12,6 +12,8 @@ pub mod stream {
     pub const BOTTLENECK_LOSS: u64 = 1;
     pub const ACK_LOSS: u64 = 2;
     pub const FLOW_BASE: u64 = 1 << 20;
+    /// Random loss of the directions of `[[links]]`: `LINK_BASE + 2 * link + direction`.
+    pub const LINK_BASE: u64 = 1 << 40;
     pub const FLOW_STRIDE: u64 = 16;
     /// Per-flow sub-streams (offset within a flow's block).
     pub const CC: u64 = 0;

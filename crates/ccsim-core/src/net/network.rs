@@ -1,0 +1,171 @@
+//! Nodes, link directions, delay segments and routes (see the module comment of [`crate::net`]).
+
+use super::link::{DelayLine, Link, QueueLimit};
+use super::Routed;
+use crate::rng::Rng;
+use crate::stats::{Histogram, Running};
+use crate::time::Time;
+
+/// One direction of a link: from one node to another, with its own rate, delay, queue and
+/// random loss.
+pub struct LinkDir {
+    /// `"from->to"`, with the nodes' names.
+    pub id: String,
+    pub from: u32,
+    pub to: u32,
+    /// Serialisation, queue and wire. For an unlimited direction (`rate_bps == 0`) only the
+    /// delay and the packet counters are used: flows cross it inside their delay segments.
+    pub link: Link<Routed>,
+    /// Probability that a packet crossing this direction is lost at random. On a direction
+    /// with a rate it is drawn when the packet leaves the wire (the packet used link time, like
+    /// a corrupted frame); on an unlimited direction when the packet enters its delay segment.
+    pub loss: f64,
+    /// The loss's random stream (None when `loss` is 0: nothing is drawn).
+    pub loss_rng: Option<Rng>,
+    /// Queueing delay of the packets whose service starts within the run.
+    pub qdelay_hist: Histogram,
+    pub qdelay: Running,
+}
+
+impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: String, from: u32, to: u32, rate_bps: u64, delay: Time, limit: QueueLimit, loss: f64, loss_rng: Option<Rng>) -> Self {
+        LinkDir {
+            id,
+            from,
+            to,
+            link: Link::new(rate_bps, delay, limit),
+            loss,
+            loss_rng: if loss > 0.0 { loss_rng } else { None },
+            qdelay_hist: Histogram::default(),
+            qdelay: Running::default(),
+        }
+    }
+
+    /// A pure propagation delay: no serialisation, no queue.
+    #[inline]
+    pub fn unlimited(&self) -> bool {
+        self.link.rate_bps == 0
+    }
+
+    /// Draw this direction's random loss for one packet (no draw when `loss` is 0).
+    #[inline]
+    pub fn lose(&mut self) -> bool {
+        use rand::Rng as _;
+        match self.loss_rng.as_mut() {
+            Some(r) => r.gen::<f64>() < self.loss,
+            None => false,
+        }
+    }
+}
+
+/// One step of a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hop {
+    /// A direction with a rate, shared by every flow that crosses it.
+    Dir(u32),
+    /// A run of consecutive unlimited directions, private to one flow's route.
+    Seg(u32),
+}
+
+/// A run of unlimited directions on one flow's route, crossed as one propagation delay.
+pub struct Segment {
+    /// The directions, in route order (for their counters and random losses).
+    pub dirs: Box<[u32]>,
+    pub line: DelayLine<Routed>,
+}
+
+/// The hops a flow's data (or ACKs) cross, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Route {
+    pub hops: Box<[Hop]>,
+}
+
+impl Route {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.hops.len()
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.hops.is_empty()
+    }
+}
+
+#[derive(Default)]
+pub struct Network {
+    pub nodes: Vec<String>,
+    pub dirs: Vec<LinkDir>,
+    pub segs: Vec<Segment>,
+}
+
+impl Network {
+    pub fn add_node(&mut self, name: impl Into<String>) -> u32 {
+        self.nodes.push(name.into());
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Add a direction from `from` to `to`; returns its index.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_dir(&mut self, from: u32, to: u32, rate_bps: u64, delay: Time, limit: QueueLimit, loss: f64, loss_rng: Option<Rng>) -> u32 {
+        let id = format!("{}->{}", self.nodes[from as usize], self.nodes[to as usize]);
+        self.dirs.push(LinkDir::new(id, from, to, rate_bps, delay, limit, loss, loss_rng));
+        (self.dirs.len() - 1) as u32
+    }
+
+    /// The route over `dirs` (consecutive directions, each starting where the previous ends):
+    /// each direction with a rate is a hop of its own; each run of unlimited directions becomes
+    /// one new delay segment.
+    pub fn route(&mut self, dirs: &[u32]) -> Route {
+        debug_assert!(dirs.windows(2).all(|w| self.dirs[w[0] as usize].to == self.dirs[w[1] as usize].from));
+        let mut hops = Vec::with_capacity(dirs.len());
+        let mut run: Vec<u32> = Vec::new();
+        for &d in dirs {
+            if self.dirs[d as usize].unlimited() {
+                run.push(d);
+                continue;
+            }
+            if !run.is_empty() {
+                hops.push(self.segment(std::mem::take(&mut run)));
+            }
+            hops.push(Hop::Dir(d));
+        }
+        if !run.is_empty() {
+            hops.push(self.segment(run));
+        }
+        Route { hops: hops.into_boxed_slice() }
+    }
+
+    fn segment(&mut self, dirs: Vec<u32>) -> Hop {
+        let delay = dirs.iter().map(|&d| self.dirs[d as usize].link.delay).sum();
+        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay) });
+        Hop::Seg((self.segs.len() - 1) as u32)
+    }
+
+    /// Propagation delay of a route's hops (no serialisation or queueing).
+    pub fn propagation(&self, route: &Route) -> Time {
+        route
+            .hops
+            .iter()
+            .map(|h| match *h {
+                Hop::Dir(d) => self.dirs[d as usize].link.delay,
+                Hop::Seg(s) => self.segs[s as usize].line.delay,
+            })
+            .sum()
+    }
+
+    /// Conservation on every direction and segment: in = out + dropped + lost + in flight.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for (i, s) in self.segs.iter().enumerate() {
+            if !s.line.conserves() {
+                return Err(format!("delay segment {i} does not conserve packets"));
+            }
+        }
+        for d in &self.dirs {
+            if !d.unlimited() && !d.link.conserves() {
+                return Err(format!("link {}: {:?} with {} in flight", d.id, d.link.stats, d.link.in_flight()));
+            }
+        }
+        Ok(())
+    }
+}

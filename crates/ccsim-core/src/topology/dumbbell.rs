@@ -1,0 +1,48 @@
+//! The dumbbell of a `[bottleneck]` scenario, as a network.
+//!
+//! Nodes: `sender<i>` (one host per flow), `router`, `receiver`. Links:
+//! - `sender<i>` - `router`: the flow's access link; towards the router at `access_rate` with
+//!   an unlimited queue and `access_delay`; back unlimited (a pure delay of `access_delay`);
+//! - `router` - `receiver`: the bottleneck; towards the receiver at `rate`, `delay`, the
+//!   drop-tail `buffer` and random `loss`; back unlimited with `ack_loss`.
+//!
+//! So ACKs see only propagation delay (bottleneck delay + access delay) and are never queued,
+//! as the dumbbell always modelled them. Random streams: the bottleneck's loss draws from
+//! stream BOTTLENECK_LOSS and the ACK loss from ACK_LOSS, as before the network model.
+
+use super::Built;
+use crate::net::{Network, QueueLimit};
+use crate::rng::{self, stream};
+use crate::scenario::Scenario;
+
+/// Index of the bottleneck direction (router -> receiver) and of its reverse in the network
+/// [`build`] returns.
+pub struct Dumbbell {
+    pub built: Built,
+    pub bottleneck: u32,
+    pub bottleneck_rev: u32,
+}
+
+pub fn build(sc: &Scenario, seed: u64) -> Dumbbell {
+    let b = &sc.bottleneck;
+    let limit = match (b.buffer_pkts, b.buffer_bytes) {
+        (Some(p), _) => QueueLimit::Packets(p),
+        (None, Some(by)) => QueueLimit::Bytes(by),
+        _ => QueueLimit::Unlimited,
+    };
+    let mut net = Network::default();
+    let senders: Vec<u32> = (0..sc.flows.len()).map(|i| net.add_node(format!("sender{i}"))).collect();
+    let router = net.add_node("router");
+    let receiver = net.add_node("receiver");
+    let bn = net.add_dir(router, receiver, b.rate_bps, b.delay, limit, b.loss, Some(rng::derive(seed, stream::BOTTLENECK_LOSS)));
+    let bn_rev = net.add_dir(receiver, router, 0, b.delay, QueueLimit::Unlimited, b.ack_loss, Some(rng::derive(seed, stream::ACK_LOSS)));
+    let mut routes = Vec::with_capacity(sc.flows.len());
+    for (fc, &s) in sc.flows.iter().zip(&senders) {
+        let up = net.add_dir(s, router, fc.access_rate_bps, fc.access_delay, QueueLimit::Unlimited, 0.0, None);
+        let down = net.add_dir(router, s, 0, fc.access_delay, QueueLimit::Unlimited, 0.0, None);
+        let fwd = net.route(&[up, bn]);
+        let rev = net.route(&[bn_rev, down]);
+        routes.push((fwd, rev));
+    }
+    Dumbbell { built: Built { net, routes }, bottleneck: bn, bottleneck_rev: bn_rev }
+}
