@@ -86,12 +86,25 @@ def _canon(value: Any) -> Any:
     return value
 
 
+#: Keys added to the output since the hashes were recorded (2026-11-24, before the network
+#: model): new information, not a change of any recorded value. They are left out of the hash
+#: so that the recorded hashes keep checking every value that existed then. A key joins this
+#: list only in the commit that adds it to the output.
+ADDED_RUN_KEYS = ("links",)
+ADDED_FLOW_KEYS = ("path",)
+
+
 def digest(scenario: Any, seed: int | None) -> str:
     import ccsim
 
     res = ccsim.run(scenario, seed=seed)
     summary = res.to_dict()
     summary.pop("wall_seconds", None)
+    for k in ADDED_RUN_KEYS:
+        summary.pop(k, None)
+    for f in summary.get("flows", []):
+        for k in ADDED_FLOW_KEYS:
+            f.pop(k, None)
     h = hashlib.sha256()
     h.update(json.dumps(_canon(summary), sort_keys=True).encode())
     for table in (res.timeseries, res.cc_events):

@@ -27,6 +27,10 @@ pub struct FlowSummary {
     pub cwnd_final_bytes: u64,
     pub completed: bool,
     pub completion_s: Option<f64>,
+    /// The nodes the flow's data crosses, sender to receiver (empty on the 802.11 line, whose
+    /// flows give `src` and `dst`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -50,6 +54,30 @@ pub struct BottleneckSummary {
     pub queue_delay_p95_ms: f64,
 }
 
+/// One direction of a link that carried packets.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkSummary {
+    /// `"from->to"` with the nodes' names.
+    pub id: String,
+    /// None for an unlimited direction (a pure propagation delay).
+    pub rate_mbps: Option<f64>,
+    pub delay_ms: f64,
+    pub buffer_pkts: Option<u64>,
+    pub buffer_bytes: Option<u64>,
+    pub packets_in: u64,
+    pub packets_out: u64,
+    /// Drop-tail overflows.
+    pub drops: u64,
+    /// Random (Bernoulli) losses.
+    pub random_losses: u64,
+    /// Fraction of the run the direction was serialising (0 when unlimited).
+    pub utilization: f64,
+    pub queue_mean_pkts: f64,
+    pub queue_max_pkts: u64,
+    pub queue_delay_mean_ms: f64,
+    pub queue_delay_p95_ms: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
     pub name: Option<String>,
@@ -60,7 +88,11 @@ pub struct Summary {
     pub flows: Vec<FlowSummary>,
     pub total_throughput_mbps: f64,
     pub jain_index: f64,
-    pub bottleneck: BottleneckSummary,
+    /// The dumbbell's bottleneck (None for a `[[links]]` network).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<BottleneckSummary>,
+    /// Every link direction that carried packets, in the network's order.
+    pub links: Vec<LinkSummary>,
     /// One line each: conditions a user should know about (e.g. a flow limited by its own
     /// access link rather than the bottleneck). Never errors.
     pub warnings: Vec<String>,

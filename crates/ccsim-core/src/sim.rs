@@ -5,7 +5,7 @@
 
 use crate::cc;
 use crate::event::{Event, EventQueue};
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, RunOutput, Summary, TimeSeries};
+use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSummary, RunOutput, Summary, TimeSeries};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
 use crate::rng;
 use crate::scenario::Scenario;
@@ -470,6 +470,7 @@ impl Sim {
                 cwnd_final_bytes: s.sk.cwnd as u64 * s.cfg.mss as u64,
                 completed: s.completed_at.is_some(),
                 completion_s: s.completed_at.map(to_secs),
+                path: self.path_names(&fl.fwd),
             });
         }
         let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
@@ -486,7 +487,8 @@ impl Sim {
             total_throughput_mbps: thr.iter().sum(),
             jain_index: jain_index(&thr),
             flows,
-            bottleneck: BottleneckSummary {
+            links: self.links_summary(),
+            bottleneck: Some(BottleneckSummary {
                 rate_mbps: bn.link.rate_bps as f64 / 1e6,
                 delay_ms: to_ms(bn.link.delay),
                 buffer_pkts: match bn.link.limit {
@@ -507,9 +509,59 @@ impl Sim {
                 queue_max_pkts: st.queue_max,
                 queue_delay_mean_ms: bn.qdelay.mean() / 1e6,
                 queue_delay_p95_ms: bn.qdelay_hist.quantile(0.95) / 1e6,
-            },
+            }),
             warnings,
         }
+    }
+
+    /// The node names along a route: the first hop's start, then each hop's end.
+    fn path_names(&self, route: &Route) -> Vec<String> {
+        let mut dirs = Vec::new();
+        for h in route.hops.iter() {
+            match *h {
+                Hop::Dir(d) => dirs.push(d),
+                Hop::Seg(s) => dirs.extend_from_slice(&self.net.segs[s as usize].dirs),
+            }
+        }
+        let name = |n: u32| self.net.nodes[n as usize].clone();
+        let mut out: Vec<String> = dirs.first().map(|&d| name(self.net.dirs[d as usize].from)).into_iter().collect();
+        out.extend(dirs.iter().map(|&d| name(self.net.dirs[d as usize].to)));
+        out
+    }
+
+    /// Every direction that carried packets.
+    fn links_summary(&self) -> Vec<LinkSummary> {
+        let end = self.end as f64;
+        self.net
+            .dirs
+            .iter()
+            .filter(|d| d.link.stats.packets_in > 0)
+            .map(|d| {
+                let (l, st) = (&d.link, &d.link.stats);
+                LinkSummary {
+                    id: d.id.clone(),
+                    rate_mbps: (!d.unlimited()).then(|| l.rate_bps as f64 / 1e6),
+                    delay_ms: to_ms(l.delay),
+                    buffer_pkts: match l.limit {
+                        QueueLimit::Packets(p) => Some(p),
+                        _ => None,
+                    },
+                    buffer_bytes: match l.limit {
+                        QueueLimit::Bytes(b) => Some(b),
+                        _ => None,
+                    },
+                    packets_in: st.packets_in,
+                    packets_out: st.packets_out,
+                    drops: st.drops,
+                    random_losses: st.random_losses,
+                    utilization: (st.busy_time as f64 / end).min(1.0),
+                    queue_mean_pkts: st.queue_area as f64 / end,
+                    queue_max_pkts: st.queue_max,
+                    queue_delay_mean_ms: if d.unlimited() { 0.0 } else { d.qdelay.mean() / 1e6 },
+                    queue_delay_p95_ms: if d.unlimited() { 0.0 } else { d.qdelay_hist.quantile(0.95) / 1e6 },
+                }
+            })
+            .collect()
     }
 
     /// One line per flow whose own access link, not the bottleneck, limited it: the access

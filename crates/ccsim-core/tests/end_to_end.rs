@@ -20,7 +20,7 @@ fn newreno_alone_with_one_bdp_buffer_fills_the_link() {
         "flows": [{"cc": "newreno"}]
     }));
     let out = run(&sc, None);
-    let u = out.summary.bottleneck.utilization;
+    let u = out.summary.bottleneck.as_ref().unwrap().utilization;
     assert!(u >= 0.95, "utilization {u}");
 }
 
@@ -93,7 +93,7 @@ fn bytes_are_conserved_end_to_end_and_on_every_link() {
         assert_eq!(f.bytes_acked, size, "flow {i}");
         assert!(f.retransmits > 0, "flow {i} saw loss");
     }
-    assert!(s.bottleneck.random_losses > 0 && s.bottleneck.ack_losses > 0);
+    assert!(s.bottleneck.as_ref().unwrap().random_losses > 0 && s.bottleneck.as_ref().unwrap().ack_losses > 0);
 }
 
 fn without_wall(mut v: Value) -> Value {
@@ -124,11 +124,11 @@ fn same_seed_same_result_other_seed_differs_under_loss() {
 fn bbr_keeps_a_deep_buffer_nearly_empty_where_cubic_fills_it() {
     let link = json!({"rate": "10Mbps", "delay": "20ms", "buffer": "10bdp"});
     let bbr = run(&scenario(json!({"duration": "60s", "bottleneck": link, "flows": [{"cc": "bbr"}]})), None).summary;
-    let b = &bbr.bottleneck;
+    let b = bbr.bottleneck.as_ref().unwrap();
     assert!(b.utilization >= 0.90, "BBR utilization {}", b.utilization);
     assert!(b.queue_delay_mean_ms < 40.0, "BBR mean queueing delay {} ms >= one base RTT", b.queue_delay_mean_ms);
     let cubic = run(&scenario(json!({"duration": "60s", "bottleneck": link, "flows": [{"cc": "cubic"}]})), None).summary;
-    let c = &cubic.bottleneck;
+    let c = cubic.bottleneck.as_ref().unwrap();
     let buf = c.buffer_pkts.unwrap() as f64;
     assert_eq!(buf, 333.0);
     assert!(c.queue_mean_pkts >= 0.6 * buf, "CUBIC mean queue {} of {buf}", c.queue_mean_pkts);

@@ -132,7 +132,7 @@ fn delay_based_algorithms_keep_the_queue_short() {
             "tcp": {"mss": 1000},
             "flows": [{"cc": cc}]
         });
-        mean_over(v, SEEDS, |s| s.bottleneck.queue_delay_mean_ms)
+        mean_over(v, SEEDS, |s| s.bottleneck.as_ref().unwrap().queue_delay_mean_ms)
     };
     let nr = qdelay("newreno");
     assert!(nr > 15.0, "newreno queueing delay {nr} ms");

@@ -1003,6 +1003,7 @@ impl WirelessSim {
                         cwnd_final_bytes: s.sk.cwnd as u64 * s.cfg.mss as u64,
                         completed: s.completed_at.is_some(),
                         completion_s: s.completed_at.map(to_secs),
+                        path: Vec::new(),
                     };
                     ("tcp", st.segments_sent, r.segments_delivered, st.bytes_acked, Some(fs))
                 }
