@@ -5,6 +5,7 @@
 use crate::cc::{self, Params};
 use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
+use crate::topology::general::{Buffer, DirSpec, LinkSpec, Topology};
 use crate::units::{self, Size, UnitError};
 use crate::wireless::dcf::{Host, WFlow, WFlowKind, WirelessConfig};
 use crate::wireless::phy::{profile, PROFILES};
@@ -227,17 +228,40 @@ pub struct Scenario {
     pub duration: Time,
     pub seed: u64,
     pub sample_interval: Time,
-    pub bottleneck: BottleneckConfig,
+    /// The network: the `[bottleneck]` dumbbell or `[[links]]`.
+    pub network: NetworkConfig,
     /// One entry per flow, `count` expanded, in file order.
     pub flows: Vec<FlowConfig>,
     /// The input with defaults filled in (the normalised form `validate` returns).
     pub normalized: Value,
 }
 
+/// The network a wired scenario describes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NetworkConfig {
+    /// `[bottleneck]`: one bottleneck, each flow on an access link of its own.
+    Dumbbell(BottleneckConfig),
+    /// `[[links]]`: any nodes and links; each flow's node path (count expanded, in flow order).
+    /// `bdp_mss` sizes the packets of a buffer given in BDP (the `[tcp]` MSS).
+    Links { topology: Topology, paths: Vec<Vec<u32>>, bdp_mss: u32 },
+}
+
+impl Scenario {
+    /// The dumbbell's bottleneck (None for a `[[links]]` network).
+    pub fn bottleneck(&self) -> Option<&BottleneckConfig> {
+        match &self.network {
+            NetworkConfig::Dumbbell(b) => Some(b),
+            NetworkConfig::Links { .. } => None,
+        }
+    }
+}
+
 /// Seeds are accepted in [0, 2^63 - 1] everywhere (TOML integers are signed 64-bit).
 pub const MAX_SEED: u64 = i64::MAX as u64;
 
-const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval", "bottleneck", "tcp", "flows"];
+const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval", "bottleneck", "links", "tcp", "flows"];
+const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse"];
+const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss"];
 const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss"];
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
@@ -414,11 +438,34 @@ struct ParsedFlow {
     traffic: Traffic,
     src: usize,
     dst: usize,
+    /// On `[[links]]`: the `[[flows]]` entry's src, dst and path as written (node names).
+    ends: Option<Ends>,
 }
 
-/// Parse `[[flows]]`. `hops` is `Some` for a wireless line (stations 0..=hops), which allows
-/// `protocol`, `rate`, `packet_size`, `src` and `dst`, and has no access links.
-fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<ParsedFlow>, Vec<Value>), ScenarioError> {
+#[derive(Debug, Clone)]
+struct Ends {
+    src: String,
+    dst: String,
+    path: Option<Vec<String>>,
+}
+
+/// Which network the flows run on: their keys differ.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FlowsOn {
+    Dumbbell,
+    /// A wireless line of stations 0..=hops.
+    Wireless(usize),
+    Links,
+}
+
+/// Parse `[[flows]]`. A wireless line (stations 0..=hops) allows `protocol`, `rate`,
+/// `packet_size`, `src` and `dst` (station numbers), and has no access links; `[[links]]`
+/// flows name their `src` and `dst` nodes and may give a `path`.
+fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>, Vec<Value>), ScenarioError> {
+    let hops = match on {
+        FlowsOn::Wireless(h) => Some(h),
+        _ => None,
+    };
     let fv = top.require("flows", &format!("one or more [[flows]] tables, each with cc = one of {}", cc::names().join(", ")))?;
     let Value::Array(groups) = fv else {
         return err("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
@@ -429,6 +476,7 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
     let mut allowed_flow: Vec<&'static str> = FLOW_KEYS.to_vec();
     allowed_flow.extend_from_slice(TCP_KEYS);
     allowed_flow.extend_from_slice(WIRELESS_FLOW_KEYS);
+    allowed_flow.push("path");
     let duration = c.duration;
     let mut flows = Vec::new();
     let mut flows_norm = Vec::new();
@@ -436,18 +484,34 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
         let gp = format!("flows[{gi}]");
         let t = Table::new(&gp, g, &allowed_flow)?;
         t.check_unknown()?;
-        match hops {
-            None => {
-                for k in WIRELESS_FLOW_KEYS {
+        match on {
+            FlowsOn::Dumbbell => {
+                for k in WIRELESS_FLOW_KEYS.iter().chain(["path"].iter()) {
                     if t.get(k).is_some() {
-                        return err(&t.p(k), "only used in a [wireless] scenario; a dumbbell flow is TCP from its own sender over its access link");
+                        let hint = if ["src", "dst", "path"].contains(k) { "; flows between named nodes need a [[links]] network" } else { "" };
+                        return err(
+                            &t.p(k),
+                            format!("not used on a [bottleneck] dumbbell: each flow is TCP from its own sender over its access link to the one receiver{hint}"),
+                        );
                     }
                 }
             }
-            Some(_) => {
-                for k in ["access_rate", "access_delay"] {
+            FlowsOn::Wireless(_) => {
+                for k in ["access_rate", "access_delay", "path"] {
                     if t.get(k).is_some() {
                         return err(&t.p(k), "not used in a [wireless] scenario: flows run between stations of the line (use src and dst)");
+                    }
+                }
+            }
+            FlowsOn::Links => {
+                for k in ["access_rate", "access_delay"] {
+                    if t.get(k).is_some() {
+                        return err(&t.p(k), "not used with [[links]]: a host's link to the network is a [[links]] entry of its own");
+                    }
+                }
+                for k in ["protocol", "rate", "packet_size"] {
+                    if t.get(k).is_some() {
+                        return err(&t.p(k), "not used with [[links]]: flows there are TCP (UDP flows run on a [wireless] line)");
                     }
                 }
             }
@@ -511,7 +575,7 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
         };
         fnorm.insert("count".into(), Value::from(count));
         let (mut access_rate_bps, mut access_delay) = (0, 0);
-        if hops.is_none() {
+        if on == FlowsOn::Dumbbell {
             let arv = t.get("access_rate").cloned().unwrap_or(Value::from("1Gbps"));
             access_rate_bps = parse_rate(&t.p("access_rate"), &arv)?;
             let adv = t.get("access_delay").cloned().unwrap_or(Value::from("0ms"));
@@ -534,6 +598,30 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
             }
             fnorm.insert("src".into(), Value::from(src));
             fnorm.insert("dst".into(), Value::from(dst));
+        }
+        let mut ends = None;
+        if on == FlowsOn::Links {
+            let node_help = "a node name of [[links]]";
+            let src = as_str(&t.p("src"), t.require("src", node_help)?, node_help)?.to_string();
+            let dst = as_str(&t.p("dst"), t.require("dst", node_help)?, node_help)?.to_string();
+            if src == dst {
+                return err(&t.p("dst"), format!("\"{dst}\" is the flow's own src; accepted: another node of [[links]]"));
+            }
+            let path = match t.get("path") {
+                None => None,
+                Some(pv) => {
+                    let help = "an array of node names from src to dst, e.g. [\"a\", \"r1\", \"b\"]";
+                    let Value::Array(items) = pv else {
+                        return err(&t.p("path"), format!("expected an array, got {}; accepted: {help}", show(pv)));
+                    };
+                    let mut names = Vec::with_capacity(items.len());
+                    for (k, x) in items.iter().enumerate() {
+                        names.push(as_str(&format!("{}[{k}]", t.p("path")), x, node_help)?.to_string());
+                    }
+                    Some(names)
+                }
+            };
+            ends = Some(Ends { src, dst, path });
         }
         let sv = t.get("start").cloned().unwrap_or(Value::from("0s"));
         let start = time_in(&t.p("start"), &sv, 0, duration, "a time from 0s to the duration")?;
@@ -606,6 +694,7 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
                 traffic: traffic.clone(),
                 src,
                 dst,
+                ends: ends.clone(),
             });
         }
     }
@@ -812,7 +901,7 @@ impl WirelessScenario {
             }),
         );
 
-        let (parsed, flows_norm) = parse_flows(&top, &c, Some(hops))?;
+        let (parsed, flows_norm) = parse_flows(&top, &c, FlowsOn::Wireless(hops))?;
         let flows = parsed
             .into_iter()
             .map(|p| WFlow {
@@ -842,6 +931,224 @@ impl WirelessScenario {
     }
 }
 
+const NODE_LIST_MAX: usize = 12;
+
+/// The nodes of a topology, for messages (at most [`NODE_LIST_MAX`] names).
+fn node_list(topo: &Topology) -> String {
+    let mut names: Vec<String> = topo.nodes.iter().take(NODE_LIST_MAX).map(|n| format!("\"{n}\"")).collect();
+    if topo.nodes.len() > NODE_LIST_MAX {
+        names.push(format!("... ({} nodes)", topo.nodes.len()));
+    }
+    names.join(", ")
+}
+
+/// One direction of a `[[links]]` entry: `rate`, `delay`, `buffer`, `loss` from table `t`,
+/// missing ones from `base` (the entry's forward direction, for `reverse`) or the defaults.
+/// Returns the spec and its normalised table.
+fn parse_dir(t: &Table, base: Option<(&DirSpec, &Map<String, Value>)>) -> Result<(DirSpec, Map<String, Value>), ScenarioError> {
+    let mut norm = base.map(|(_, n)| n.clone()).unwrap_or_default();
+    let rate_help = format!("\"unlimited\" (a pure propagation delay) or {RATE_HELP}");
+    let rate_bps = match (t.get("rate"), base) {
+        (Some(v), _) => {
+            norm.insert("rate".into(), v.clone());
+            if v.as_str() == Some("unlimited") {
+                0
+            } else {
+                let s = as_str(&t.p("rate"), v, &rate_help)?;
+                units::parse_rate(s).or_else(|e| rate_error(&t.p("rate"), v, e, &rate_help))?
+            }
+        }
+        (None, Some((b, _))) => b.rate_bps,
+        (None, None) => return Err(t.require("rate", &rate_help).unwrap_err()),
+    };
+    let delay = match (t.get("delay"), base) {
+        (Some(v), _) => {
+            norm.insert("delay".into(), v.clone());
+            time_in(&t.p("delay"), v, 0, 100 * SEC, "a time from 0s to 100s")?
+        }
+        (None, Some((b, _))) => b.delay,
+        (None, None) => return Err(t.require("delay", TIME_HELP).unwrap_err()),
+    };
+    let buffer_help = format!("\"unlimited\" or {BUFFER_HELP}");
+    let buffer = match (t.get("buffer"), base) {
+        (None, Some((b, _))) => b.buffer,
+        (bv, _) => {
+            let v = bv.cloned().unwrap_or(Value::from("1bdp"));
+            norm.insert("buffer".into(), v.clone());
+            let bs = as_str(&t.p("buffer"), &v, &buffer_help)?;
+            if bs == "unlimited" {
+                Buffer::Unlimited
+            } else {
+                match units::parse_size(bs, true, true) {
+                    Ok(Size::Packets(0) | Size::Bytes(0)) => return size_error(&t.p("buffer"), &v, UnitError::NotPositive, &buffer_help, BUFFER_RANGE),
+                    Ok(Size::Bdp(k)) if k <= 0.0 => return size_error(&t.p("buffer"), &v, UnitError::NotPositive, &buffer_help, BUFFER_RANGE),
+                    Ok(Size::Packets(n)) => Buffer::Packets(n),
+                    Ok(Size::Bytes(n)) => Buffer::Bytes(n),
+                    Ok(Size::Bdp(k)) => Buffer::Bdp(k),
+                    Err(e) => return size_error(&t.p("buffer"), &v, e, &buffer_help, BUFFER_RANGE),
+                }
+            }
+        }
+    };
+    let loss = match (t.get("loss"), base) {
+        (None, Some((b, _))) => b.loss,
+        (lv, _) => {
+            let v = lv.cloned().unwrap_or(Value::from(0.0));
+            norm.insert("loss".into(), v.clone());
+            float_in(&t.p("loss"), &v, 0.0, 1.0, "a probability in [0, 1]")?
+        }
+    };
+    Ok((DirSpec { rate_bps, delay, buffer, loss }, norm))
+}
+
+/// `[[links]]`: the topology (nodes in order of first mention) and its normalised entries.
+fn parse_links(top: &Table) -> Result<(Topology, Vec<Value>), ScenarioError> {
+    let lv = top.get("links").expect("called with [[links]]");
+    let Value::Array(entries) = lv else {
+        return err("links", format!("expected an array of tables ([[links]]), got {}", show(lv)));
+    };
+    if entries.is_empty() {
+        return err("links", "empty; accepted: one or more [[links]] tables, each joining two nodes");
+    }
+    let mut topo = Topology::default();
+    let mut norms = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let lp = format!("links[{i}]");
+        let t = Table::new(&lp, e, LINK_KEYS)?;
+        t.check_unknown()?;
+        let help = "two different node names, e.g. [\"a\", \"r1\"]";
+        let bv = t.require("between", help)?;
+        let pair = match bv {
+            Value::Array(a) if a.len() == 2 => a,
+            _ => return err(&t.p("between"), format!("expected two node names, got {}; accepted: {help}", show(bv))),
+        };
+        let mut ends = [0u32; 2];
+        for (k, x) in pair.iter().enumerate() {
+            let name = as_str(&format!("{}[{k}]", t.p("between")), x, "a node name")?;
+            if name.is_empty() {
+                return err(&format!("{}[{k}]", t.p("between")), "an empty node name; accepted: any non-empty string");
+            }
+            ends[k] = match topo.node(name) {
+                Some(n) => n,
+                None => {
+                    topo.nodes.push(name.to_string());
+                    (topo.nodes.len() - 1) as u32
+                }
+            };
+        }
+        let [a, b] = ends;
+        if a == b {
+            return err(&t.p("between"), format!("{} links a node to itself; accepted: {help}", show(bv)));
+        }
+        if let Some((j, _)) = topo.link_between(a, b) {
+            return err(
+                &t.p("between"),
+                format!("{} is a second link between the same two nodes (the first is links[{j}]); accepted: one link per pair of nodes", show(bv)),
+            );
+        }
+        let (fwd, fnorm) = parse_dir(&t, None)?;
+        let mut norm = Map::new();
+        norm.insert("between".into(), bv.clone());
+        norm.extend(fnorm.clone());
+        let rev = match t.get("reverse") {
+            None => fwd.clone(),
+            Some(rv) => {
+                let rt = Table::new(&t.p("reverse"), rv, LINK_DIR_KEYS)?;
+                rt.check_unknown()?;
+                let (rev, rnorm) = parse_dir(&rt, Some((&fwd, &fnorm)))?;
+                norm.insert("reverse".into(), Value::Object(rnorm));
+                rev
+            }
+        };
+        topo.links.push(LinkSpec { a, b, fwd, rev });
+        norms.push(Value::Object(norm));
+    }
+    Ok((topo, norms))
+}
+
+/// A flow's node path on `topo`: its `path` checked, or the fewest-hop one.
+fn flow_path(topo: &Topology, gp: &str, ends: &Ends) -> Result<Vec<u32>, ScenarioError> {
+    let node = |field: &str, name: &str| {
+        topo.node(name).ok_or_else(|| ScenarioError {
+            path: format!("{gp}.{field}"),
+            message: format!("unknown node \"{name}\"; accepted: a node of [[links]]: {}", node_list(topo)),
+        })
+    };
+    let src = node("src", &ends.src)?;
+    let dst = node("dst", &ends.dst)?;
+    let Some(names) = &ends.path else {
+        return topo.shortest_path(src, dst).ok_or_else(|| ScenarioError {
+            path: format!("{gp}.dst"),
+            message: format!("no route from \"{}\" to \"{}\" over [[links]]; accepted: a node connected to src", ends.src, ends.dst),
+        });
+    };
+    let pp = format!("{gp}.path");
+    if names.len() < 2 {
+        return err(&pp, format!("{} has fewer than two nodes; accepted: the nodes from src to dst", show(&Value::from(names.clone()))));
+    }
+    let mut path = Vec::with_capacity(names.len());
+    for (k, name) in names.iter().enumerate() {
+        let n = node(&format!("path[{k}]"), name)?;
+        if path.contains(&n) {
+            return err(&format!("{pp}[{k}]"), format!("\"{name}\" appears twice; accepted: a path that visits each node once"));
+        }
+        if let Some(&prev) = path.last() {
+            if topo.link_between(prev, n).is_none() {
+                return err(
+                    &format!("{pp}[{k}]"),
+                    format!("no link between \"{}\" and \"{name}\"; accepted: a path along [[links]]", topo.nodes[prev as usize]),
+                );
+            }
+        }
+        path.push(n);
+    }
+    if path[0] != src {
+        return err(&format!("{pp}[0]"), format!("the path starts at \"{}\", not at src \"{}\"", names[0], ends.src));
+    }
+    if *path.last().unwrap() != dst {
+        return err(
+            &format!("{pp}[{}]", names.len() - 1),
+            format!("the path ends at \"{}\", not at dst \"{}\"", names[names.len() - 1], ends.dst),
+        );
+    }
+    Ok(path)
+}
+
+impl Scenario {
+    /// The rest of a `[[links]]` scenario, after its common keys and flows.
+    fn with_links(top: &Table, mut c: Common, parsed: Vec<ParsedFlow>, mut flows_norm: Vec<Value>) -> Result<Scenario, ScenarioError> {
+        if top.get("bottleneck").is_some() {
+            return err("bottleneck", "give either [bottleneck] (a dumbbell) or [[links]] (any network), not both");
+        }
+        let (topology, links_norm) = parse_links(top)?;
+        let mut paths = Vec::with_capacity(parsed.len());
+        for p in &parsed {
+            let gp = format!("flows[{}]", p.cfg.group);
+            let ends = p.ends.as_ref().expect("[[links]] flows have ends");
+            let path = flow_path(&topology, &gp, ends)?;
+            if let Value::Object(m) = &mut flows_norm[p.cfg.group] {
+                m.insert("src".into(), Value::from(ends.src.clone()));
+                m.insert("dst".into(), Value::from(ends.dst.clone()));
+                m.insert("path".into(), path.iter().map(|&n| Value::from(topology.nodes[n as usize].clone())).collect());
+            }
+            paths.push(path);
+        }
+        let mut norm = std::mem::take(&mut c.norm);
+        norm.insert("links".into(), Value::Array(links_norm));
+        norm.insert("tcp".into(), Value::Object(std::mem::take(&mut c.tcp_norm)));
+        norm.insert("flows".into(), Value::Array(flows_norm));
+        Ok(Scenario {
+            name: c.name,
+            duration: c.duration,
+            seed: c.seed,
+            sample_interval: c.sample_interval,
+            network: NetworkConfig::Links { topology, paths, bdp_mss: c.tcp.mss },
+            flows: parsed.into_iter().map(|p| p.cfg).collect(),
+            normalized: Value::Object(norm),
+        })
+    }
+}
+
 impl Scenario {
     pub fn from_json_str(s: &str) -> Result<Scenario, ScenarioError> {
         let v = parse_json(s)?;
@@ -855,7 +1162,11 @@ impl Scenario {
         let top = Table::new("", v, TOP_KEYS)?;
         top.check_unknown()?;
         let mut c = parse_common(&top)?;
-        let (parsed, flows_norm) = parse_flows(&top, &c, None)?;
+        let on = if top.get("links").is_some() { FlowsOn::Links } else { FlowsOn::Dumbbell };
+        let (parsed, flows_norm) = parse_flows(&top, &c, on)?;
+        if on == FlowsOn::Links {
+            return Scenario::with_links(&top, c, parsed, flows_norm);
+        }
         let flows: Vec<FlowConfig> = parsed.into_iter().map(|p| p.cfg).collect();
         let (duration, seed, tcp) = (c.duration, c.seed, c.tcp.clone());
         let mut norm = std::mem::take(&mut c.norm);
@@ -906,7 +1217,7 @@ impl Scenario {
             duration,
             seed,
             sample_interval: c.sample_interval,
-            bottleneck: BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss },
+            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss }),
             flows,
             normalized: Value::Object(norm),
         })
@@ -936,13 +1247,13 @@ mod tests {
     fn accepts_the_documented_example_with_defaults() {
         let sc = Scenario::from_value(&base()).unwrap();
         assert_eq!(sc.flows.len(), 2);
-        assert_eq!(sc.bottleneck.buffer_pkts, Some(50));
+        assert_eq!(sc.bottleneck().unwrap().buffer_pkts, Some(50));
         assert_eq!(sc.flows[0].tcp.min_rto, 200 * MS);
         assert_eq!(sc.seed, 1);
         // 2bdp of 10 Mbps x 40 ms = 100 kB = 66.7 packets of 1500 B -> 67.
         let mut v = base();
         v["bottleneck"]["buffer"] = json!("2bdp");
-        assert_eq!(Scenario::from_value(&v).unwrap().bottleneck.buffer_pkts, Some(67));
+        assert_eq!(Scenario::from_value(&v).unwrap().bottleneck().unwrap().buffer_pkts, Some(67));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::event::{Event, EventQueue};
 use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSummary, RunOutput, Summary, TimeSeries};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
 use crate::rng;
-use crate::scenario::Scenario;
+use crate::scenario::{NetworkConfig, Scenario};
 use crate::stats::jain_index;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
@@ -24,6 +24,9 @@ struct Flow {
     /// The hops of the flow's data, sender to receiver, and of its ACKs, back.
     fwd: Route,
     rev: Route,
+    /// The direction whose queue the flow's time series reports: the dumbbell's bottleneck,
+    /// or the slowest direction (the first of equals) on the flow's data route.
+    queue_dir: Option<u32>,
     start: Time,
     stop: Time,
     /// When the flow's connection time ended (stop, completion or end of run).
@@ -42,9 +45,9 @@ pub struct Sim {
     q: EventQueue,
     flows: Vec<Flow>,
     net: Network,
-    /// The dumbbell's bottleneck direction and its reverse (the ACKs' first hop).
-    bn: u32,
-    bn_rev: u32,
+    /// The dumbbell's bottleneck direction and its reverse (the ACKs' first hop); None for
+    /// a `[[links]]` network.
+    bn: Option<(u32, u32)>,
     sample_interval: Time,
     pub ts: TimeSeries,
     /// Algorithm events (RTprop updates, forced expiry, ...).
@@ -71,7 +74,13 @@ fn cc_static_name(name: &str) -> &'static str {
 
 impl Sim {
     pub fn new(sc: &Scenario, seed: u64) -> Sim {
-        let topology::dumbbell::Dumbbell { built, bottleneck, bottleneck_rev } = topology::dumbbell::build(sc, seed);
+        let (built, bn) = match &sc.network {
+            NetworkConfig::Dumbbell(b) => {
+                let d = topology::dumbbell::build(sc, b, seed);
+                (d.built, Some((d.bottleneck, d.bottleneck_rev)))
+            }
+            NetworkConfig::Links { topology, paths, bdp_mss } => (topology::general::build(topology, paths, *bdp_mss, seed), None),
+        };
         let topology::Built { net, routes } = built;
         let mut flows = Vec::with_capacity(sc.flows.len());
         for ((i, fc), (fwd, rev)) in sc.flows.iter().enumerate().zip(routes) {
@@ -87,6 +96,10 @@ impl Sim {
                 cc_name: cc_static_name(&fc.cc),
                 sender,
                 receiver,
+                queue_dir: match bn {
+                    Some((d, _)) => Some(d),
+                    None => slowest(&net, &fwd),
+                },
                 fwd,
                 rev,
                 start: fc.start,
@@ -113,8 +126,7 @@ impl Sim {
             q,
             flows,
             net,
-            bn: bottleneck,
-            bn_rev: bottleneck_rev,
+            bn,
             sample_interval: sc.sample_interval,
             ts: TimeSeries::default(),
             events: EventLog::default(),
@@ -412,11 +424,13 @@ impl Sim {
 
     fn sample(&mut self) {
         let t = to_secs(self.now);
-        let (qp, qb) = self.net.dirs[self.bn as usize].link.queue_at(self.now);
-        let qp = qp as u32;
         let interval = to_secs(self.sample_interval);
         for (i, fl) in self.flows.iter_mut().enumerate() {
-            self.ts.push_sender(t, i as u32, fl.cc_name, &fl.sender, &mut fl.last_sample, interval, qp, qb);
+            let (qp, qb) = match fl.queue_dir {
+                Some(d) => self.net.dirs[d as usize].link.queue_at(self.now),
+                None => (0, 0),
+            };
+            self.ts.push_sender(t, i as u32, fl.cc_name, &fl.sender, &mut fl.last_sample, interval, qp as u32, qb);
         }
     }
 
@@ -475,8 +489,6 @@ impl Sim {
         }
         let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
         let warnings = self.access_limited_warnings();
-        let bn = &self.net.dirs[self.bn as usize];
-        let st = &bn.link.stats;
         let dur = to_secs(self.end);
         Summary {
             name: self.name.clone(),
@@ -488,30 +500,38 @@ impl Sim {
             jain_index: jain_index(&thr),
             flows,
             links: self.links_summary(),
-            bottleneck: Some(BottleneckSummary {
-                rate_mbps: bn.link.rate_bps as f64 / 1e6,
-                delay_ms: to_ms(bn.link.delay),
-                buffer_pkts: match bn.link.limit {
-                    QueueLimit::Packets(p) => Some(p),
-                    _ => None,
-                },
-                buffer_bytes: match bn.link.limit {
-                    QueueLimit::Bytes(b) => Some(b),
-                    _ => None,
-                },
-                packets_in: st.packets_in,
-                packets_out: st.packets_out,
-                drops: st.drops,
-                random_losses: st.random_losses,
-                ack_losses: self.net.dirs[self.bn_rev as usize].link.stats.random_losses,
-                utilization: (st.busy_time as f64 / self.end as f64).min(1.0),
-                queue_mean_pkts: st.queue_area as f64 / self.end as f64,
-                queue_max_pkts: st.queue_max,
-                queue_delay_mean_ms: bn.qdelay.mean() / 1e6,
-                queue_delay_p95_ms: bn.qdelay_hist.quantile(0.95) / 1e6,
-            }),
+            bottleneck: self.bottleneck_summary(),
             warnings,
         }
+    }
+
+    /// The dumbbell's bottleneck statistics (None on a `[[links]]` network).
+    fn bottleneck_summary(&self) -> Option<BottleneckSummary> {
+        let (bn, bn_rev) = self.bn?;
+        let bn = &self.net.dirs[bn as usize];
+        let st = &bn.link.stats;
+        Some(BottleneckSummary {
+        rate_mbps: bn.link.rate_bps as f64 / 1e6,
+        delay_ms: to_ms(bn.link.delay),
+        buffer_pkts: match bn.link.limit {
+            QueueLimit::Packets(p) => Some(p),
+            _ => None,
+        },
+        buffer_bytes: match bn.link.limit {
+            QueueLimit::Bytes(b) => Some(b),
+            _ => None,
+        },
+        packets_in: st.packets_in,
+        packets_out: st.packets_out,
+        drops: st.drops,
+        random_losses: st.random_losses,
+        ack_losses: self.net.dirs[bn_rev as usize].link.stats.random_losses,
+        utilization: (st.busy_time as f64 / self.end as f64).min(1.0),
+        queue_mean_pkts: st.queue_area as f64 / self.end as f64,
+        queue_max_pkts: st.queue_max,
+        queue_delay_mean_ms: bn.qdelay.mean() / 1e6,
+        queue_delay_p95_ms: bn.qdelay_hist.quantile(0.95) / 1e6,
+    })
     }
 
     /// The node names along a route: the first hop's start, then each hop's end.
@@ -567,11 +587,12 @@ impl Sim {
     /// One line per flow whose own access link, not the bottleneck, limited it: the access
     /// link was serialising for at least [`ACCESS_LIMITED_BUSY`] of the flow's active time.
     fn access_limited_warnings(&self) -> Vec<String> {
-        let bn_rate = self.net.dirs[self.bn as usize].link.rate_bps;
+        let Some((bn, _)) = self.bn else { return Vec::new() };
+        let bn_rate = self.net.dirs[bn as usize].link.rate_bps;
         let mut out = Vec::new();
         for (i, fl) in self.flows.iter().enumerate() {
             let Some(&Hop::Dir(access)) = fl.fwd.hops.first() else { continue };
-            if access == self.bn {
+            if access == bn {
                 continue;
             }
             let end = fl.ended_at.unwrap_or(self.end).max(fl.start);
@@ -592,6 +613,20 @@ impl Sim {
         }
         out
     }
+}
+
+/// The slowest direction with a rate on a route (the first of equals), if any.
+fn slowest(net: &Network, route: &Route) -> Option<u32> {
+    let mut best: Option<u32> = None;
+    for h in route.hops.iter() {
+        if let Hop::Dir(d) = *h {
+            let r = net.dirs[d as usize].link.rate_bps;
+            if best.map_or(true, |b| r < net.dirs[b as usize].link.rate_bps) {
+                best = Some(d);
+            }
+        }
+    }
+    best
 }
 
 /// The share of a flow's active time its access link must be busy for the run to warn that

@@ -54,7 +54,11 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
                 ))
             }
         };
-        let b = &sc.bottleneck;
+        let Some(b) = sc.bottleneck() else {
+            return Err(PyValueError::new_err(
+                "links: emulation runs dumbbell scenarios ([bottleneck]); a [[links]] network can only be simulated",
+            ));
+        };
         let flows: Vec<Value> = sc
             .flows
             .iter()

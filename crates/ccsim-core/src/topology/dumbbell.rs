@@ -13,7 +13,7 @@
 use super::Built;
 use crate::net::{Network, QueueLimit};
 use crate::rng::{self, stream};
-use crate::scenario::Scenario;
+use crate::scenario::{BottleneckConfig, Scenario};
 
 /// Index of the bottleneck direction (router -> receiver) and of its reverse in the network
 /// [`build`] returns.
@@ -23,8 +23,7 @@ pub struct Dumbbell {
     pub bottleneck_rev: u32,
 }
 
-pub fn build(sc: &Scenario, seed: u64) -> Dumbbell {
-    let b = &sc.bottleneck;
+pub fn build(sc: &Scenario, b: &BottleneckConfig, seed: u64) -> Dumbbell {
     let limit = match (b.buffer_pkts, b.buffer_bytes) {
         (Some(p), _) => QueueLimit::Packets(p),
         (None, Some(by)) => QueueLimit::Bytes(by),
