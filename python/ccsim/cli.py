@@ -147,7 +147,7 @@ def cli() -> None:
               help="Random seed; overrides the scenario's seed.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, metavar="DIR",
-              help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME}.")
+              help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet, links.parquet (wired networks) and {PLOT_FILENAME}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the run summary as one JSON object on stdout.")
 def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:
@@ -166,10 +166,10 @@ def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:
     else:
         _print_summary(result)
         if written is not None:
-            click.echo(
-                f"wrote summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME} "
-                f"to {written}"
-            )
+            names = ["summary.json", "flows.parquet", "timeseries.parquet", "cc_events.parquet"]
+            if result.to_dict().get("links"):
+                names.append("links.parquet")
+            click.echo(f"wrote {', '.join(names)} and {PLOT_FILENAME} to {written}")
     _print_warnings(result)
 
 
@@ -275,10 +275,12 @@ def _print_summary(result: Result) -> None:
 
     d = result.to_dict()
     wireless = d.get("network") == "wireless"
+    # A [[links]] network: say where each flow runs.
+    paths = not wireless and not d.get("bottleneck") and any(f.get("path") for f in d.get("flows", []))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False)
     table.add_column("flow", justify="right", no_wrap=True)
     table.add_column("algorithm", no_wrap=True)
-    if wireless:
+    if wireless or paths:
         table.add_column("path", no_wrap=True)
     table.add_column("throughput\nMbps", justify="right", no_wrap=True)
     if wireless:
@@ -292,6 +294,9 @@ def _print_summary(result: Result) -> None:
         row = [str(f.get("id", "")), str(f.get("cc", ""))]
         if wireless:
             row.append(f"{f.get('src')} -> {f.get('dst')}")
+        elif paths:
+            p = f.get("path") or []
+            row.append(f"{p[0]} -> {p[-1]} ({len(p) - 1} hops)" if p else "-")
         row.append(_num(f.get("throughput_mbps"), ".3f"))
         if wireless:
             row += [_num(f.get("sent"), ","), _num(f.get("loss_ratio"), ".4f")]
@@ -317,6 +322,15 @@ def _print_summary(result: Result) -> None:
             f"queue drops {sum(s.get('queue_drops', 0) for s in st):,} | "
             f"retry drops {sum(s.get('retry_drops', 0) for s in st):,} | "
             f"host drops {sum(s.get('host_drops', 0) for s in st):,}"
+        )
+    elif not d.get("bottleneck") and d.get("links"):
+        links = [ln for ln in d["links"] if ln.get("rate_mbps") is not None] or d["links"]
+        busiest = max(links, key=lambda ln: ln.get("utilization") or 0.0)
+        network = (
+            f"{len(d['links'])} link directions carried packets; busiest {busiest.get('id')} "
+            f"{100 * (busiest.get('utilization') or 0.0):.1f}% | "
+            f"drops {sum(ln.get('drops', 0) for ln in d['links']):,} buffer + "
+            f"{sum(ln.get('random_losses', 0) for ln in d['links']):,} random (all links)"
         )
     else:
         bn = d.get("bottleneck", {}) or {}
@@ -375,7 +389,7 @@ def _check_emulation(file: Path, seed: int | None) -> None:
 @click.option("--seed", type=int, default=None, metavar="N",
               help="Seed of the emulator's random losses; overrides the scenario's seed.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              metavar="DIR", help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet and {PLOT_FILENAME}.")
+              metavar="DIR", help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet, links.parquet (wired networks) and {PLOT_FILENAME}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary as one JSON object on stdout (the schema of `ccsim run --json`).")
 def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:

@@ -205,6 +205,20 @@ class Result:
         return copy.deepcopy(self._summary.get("wireless", {}))
 
     @cached_property
+    def links(self) -> pd.DataFrame:
+        """One row per link direction that carried packets (``id`` such as ``"r1->r2"``, rate,
+        delay, buffer, packets in and out, drops, random losses, utilization, queue and
+        queueing delay); empty for a wireless run."""
+        import pandas as pd
+
+        rows = self._summary.get("links", []) or []
+        df = pd.DataFrame.from_records(rows)
+        for col in ("rate_mbps", "queue_delay_mean_ms", "queue_delay_p95_ms"):
+            if col in df.columns:
+                df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
+        return df
+
+    @cached_property
     def stations(self) -> pd.DataFrame:
         """Per-station MAC and host counters of a wireless run, one row per station
         (attempts, successes, ACK timeouts, retry/queue/host drops, collisions at the
@@ -292,14 +306,17 @@ class Result:
         return json.dumps(self._summary, indent=indent)
 
     def to_parquet(self, directory: str | os.PathLike) -> Path:
-        """Write ``summary.json``, ``flows.parquet``, ``timeseries.parquet`` and
-        ``cc_events.parquet`` into ``directory`` (created if needed) and return its path."""
+        """Write ``summary.json``, ``flows.parquet``, ``timeseries.parquet``,
+        ``cc_events.parquet`` and (wired networks) ``links.parquet`` into ``directory``
+        (created if needed) and return its path."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(self.to_json(indent=2) + "\n", encoding="utf-8")
         self.summary.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
         self.timeseries.to_parquet(out / "timeseries.parquet", engine="pyarrow", index=False)
         self.cc_events.to_parquet(out / "cc_events.parquet", engine="pyarrow", index=False)
+        if self._summary.get("links"):
+            self.links.to_parquet(out / "links.parquet", engine="pyarrow", index=False)
         return out
 
     def plot(self, path: str | os.PathLike | None = None) -> Figure:

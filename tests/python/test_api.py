@@ -92,6 +92,9 @@ def test_examples_load_and_validate(path):
     assert normalised["duration"] == sc["duration"]
     if "wireless" in sc:
         assert normalised["wireless"]["hops"] == sc["wireless"]["hops"]
+    elif "links" in sc:
+        assert [ln["between"] for ln in normalised["links"]] == [ln["between"] for ln in sc["links"]]
+        assert all(f["path"][0] == f["src"] and f["path"][-1] == f["dst"] for f in normalised["flows"])
     else:
         assert normalised["bottleneck"]["rate"] == "10Mbps"
 
