@@ -190,14 +190,9 @@ impl Sim {
                 }
             }
             Event::SegArrive(s) => {
-                let crate::net::Network { dirs, segs, .. } = &mut self.net;
-                let seg = &mut segs[s as usize];
-                let (r, next) = seg.line.pop();
+                let (r, next) = self.net.segs[s as usize].line.pop();
                 if let Some(t) = next {
                     self.q.schedule(t, Event::SegArrive(s));
-                }
-                for &d in seg.dirs.iter() {
-                    dirs[d as usize].link.stats.packets_out += 1;
                 }
                 self.forward(Routed { hop: r.hop + 1, pkt: r.pkt });
             }
@@ -339,8 +334,7 @@ impl Sim {
     /// Move a packet onto hop `r.hop` of its flow's route, or hand it to the flow's receiver
     /// (data) or sender (ACKs) at the end of the route.
     fn forward(&mut self, r: Routed) {
-        let f = r.pkt.flow();
-        let fl = &self.flows[f as usize];
+        let fl = &self.flows[r.pkt.flow() as usize];
         let route = match r.pkt {
             Packet::Data(_) => &fl.fwd,
             Packet::Ack(_) => &fl.rev,
@@ -348,17 +342,22 @@ impl Sim {
         match route.hops.get(r.hop as usize) {
             Some(&Hop::Dir(d)) => self.offer(d, r),
             Some(&Hop::Seg(s)) => self.enter_segment(s, r),
-            None => match r.pkt {
-                Packet::Data(pkt) => {
-                    let now = self.now;
-                    let fl = &mut self.flows[f as usize];
-                    match fl.receiver.on_data(&pkt, now) {
-                        Some(ack) => self.send_ack(ack),
-                        None => self.ensure_delack_event(f),
-                    }
+            None => self.route_end(r.pkt),
+        }
+    }
+
+    /// A packet at the end of its route: data to the flow's receiver, an ACK to its sender.
+    fn route_end(&mut self, pkt: Packet) {
+        match pkt {
+            Packet::Data(pkt) => {
+                let now = self.now;
+                let f = pkt.flow;
+                match self.flows[f as usize].receiver.on_data(&pkt, now) {
+                    Some(ack) => self.send_ack(ack),
+                    None => self.ensure_delack_event(f),
                 }
-                Packet::Ack(ack) => self.deliver_ack(f, ack),
-            },
+            }
+            Packet::Ack(ack) => self.deliver_ack(ack.flow, ack),
         }
     }
 
@@ -370,7 +369,7 @@ impl Sim {
             // Queueing delay of the packets whose service starts within the run.
             if now + queue_delay <= self.end {
                 dir.qdelay_hist.add(queue_delay);
-                dir.qdelay.add(queue_delay as f64);
+                dir.qdelay_sum += queue_delay as f64;
             }
             if let Some(at) = head_arrival {
                 self.q.schedule(at, Event::LinkArrive(d));
@@ -385,17 +384,14 @@ impl Sim {
         let now = self.now;
         let crate::net::Network { dirs, segs, .. } = &mut self.net;
         let seg = &mut segs[s as usize];
-        for (k, &d) in seg.dirs.iter().enumerate() {
-            let dir = &mut dirs[d as usize];
-            dir.link.stats.packets_in += 1;
-            if dir.lose() {
-                dir.link.stats.random_losses += 1;
-                for &p in &seg.dirs[..k] {
-                    dirs[p as usize].link.stats.packets_out += 1;
+        if seg.lossy {
+            for (k, &d) in seg.dirs.iter().enumerate() {
+                if dirs[d as usize].lose() {
+                    seg.lost[k] += 1;
+                    seg.line.packets_in += 1;
+                    seg.line.losses += 1;
+                    return;
                 }
-                seg.line.packets_in += 1;
-                seg.line.losses += 1;
-                return;
             }
         }
         if let Some(at) = seg.line.push(r, now) {
@@ -525,11 +521,11 @@ impl Sim {
         packets_out: st.packets_out,
         drops: st.drops,
         random_losses: st.random_losses,
-        ack_losses: self.net.dirs[bn_rev as usize].link.stats.random_losses,
+        ack_losses: self.net.segment_counts()[bn_rev as usize].2,
         utilization: (st.busy_time as f64 / self.end as f64).min(1.0),
         queue_mean_pkts: st.queue_area as f64 / self.end as f64,
         queue_max_pkts: st.queue_max,
-        queue_delay_mean_ms: bn.qdelay.mean() / 1e6,
+        queue_delay_mean_ms: bn.qdelay_mean() / 1e6,
         queue_delay_p95_ms: bn.qdelay_hist.quantile(0.95) / 1e6,
     })
     }
@@ -552,11 +548,13 @@ impl Sim {
     /// Every direction that carried packets.
     fn links_summary(&self) -> Vec<LinkSummary> {
         let end = self.end as f64;
+        let seg = self.net.segment_counts();
         self.net
             .dirs
             .iter()
-            .filter(|d| d.link.stats.packets_in > 0)
-            .map(|d| {
+            .zip(seg)
+            .filter(|(d, s)| d.link.stats.packets_in + s.0 > 0)
+            .map(|(d, (s_in, s_out, s_lost))| {
                 let (l, st) = (&d.link, &d.link.stats);
                 LinkSummary {
                     id: d.id.clone(),
@@ -570,14 +568,14 @@ impl Sim {
                         QueueLimit::Bytes(b) => Some(b),
                         _ => None,
                     },
-                    packets_in: st.packets_in,
-                    packets_out: st.packets_out,
+                    packets_in: st.packets_in + s_in,
+                    packets_out: st.packets_out + s_out,
                     drops: st.drops,
-                    random_losses: st.random_losses,
+                    random_losses: st.random_losses + s_lost,
                     utilization: (st.busy_time as f64 / end).min(1.0),
                     queue_mean_pkts: st.queue_area as f64 / end,
                     queue_max_pkts: st.queue_max,
-                    queue_delay_mean_ms: if d.unlimited() { 0.0 } else { d.qdelay.mean() / 1e6 },
+                    queue_delay_mean_ms: if d.unlimited() { 0.0 } else { d.qdelay_mean() / 1e6 },
                     queue_delay_p95_ms: if d.unlimited() { 0.0 } else { d.qdelay_hist.quantile(0.95) / 1e6 },
                 }
             })

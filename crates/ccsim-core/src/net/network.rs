@@ -3,7 +3,7 @@
 use super::link::{DelayLine, Link, QueueLimit};
 use super::Routed;
 use crate::rng::Rng;
-use crate::stats::{Histogram, Running};
+use crate::stats::Histogram;
 use crate::time::Time;
 
 /// One direction of a link: from one node to another, with its own rate, delay, queue and
@@ -24,7 +24,8 @@ pub struct LinkDir {
     pub loss_rng: Option<Rng>,
     /// Queueing delay of the packets whose service starts within the run.
     pub qdelay_hist: Histogram,
-    pub qdelay: Running,
+    /// Their sum (ns, summed as f64 in arrival order).
+    pub qdelay_sum: f64,
 }
 
 impl LinkDir {
@@ -38,7 +39,15 @@ impl LinkDir {
             loss,
             loss_rng: if loss > 0.0 { loss_rng } else { None },
             qdelay_hist: Histogram::default(),
-            qdelay: Running::default(),
+            qdelay_sum: 0.0,
+        }
+    }
+
+    /// Mean queueing delay (ns) of the packets whose service started within the run; NaN if none.
+    pub fn qdelay_mean(&self) -> f64 {
+        match self.qdelay_hist.count() {
+            0 => f64::NAN,
+            n => self.qdelay_sum / n as f64,
         }
     }
 
@@ -69,10 +78,16 @@ pub enum Hop {
 }
 
 /// A run of unlimited directions on one flow's route, crossed as one propagation delay.
+/// The line counts the packets that entered, left and were lost; the directions' own counters
+/// are added up from their segments when a run reports ([`Network::segment_counts`]).
 pub struct Segment {
-    /// The directions, in route order (for their counters and random losses).
+    /// The directions, in route order.
     pub dirs: Box<[u32]>,
     pub line: DelayLine<Routed>,
+    /// Whether any of the directions loses packets at random (else no draw is made).
+    pub lossy: bool,
+    /// Packets lost in each direction (by position in `dirs`; empty unless `lossy`).
+    pub lost: Box<[u64]>,
 }
 
 /// The hops a flow's data (or ACKs) cross, in order.
@@ -138,8 +153,32 @@ impl Network {
 
     fn segment(&mut self, dirs: Vec<u32>) -> Hop {
         let delay = dirs.iter().map(|&d| self.dirs[d as usize].link.delay).sum();
-        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay) });
+        let lossy = dirs.iter().any(|&d| self.dirs[d as usize].loss > 0.0);
+        let lost = if lossy { vec![0; dirs.len()].into_boxed_slice() } else { Box::default() };
+        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay), lossy, lost });
         Hop::Seg((self.segs.len() - 1) as u32)
+    }
+
+    /// Packets in, out and randomly lost on each unlimited direction, from the segments that
+    /// cross it: a packet enters a direction unless an earlier direction of its segment lost it,
+    /// and leaves it unless this direction lost it or it is still in the segment's line.
+    pub fn segment_counts(&self) -> Vec<(u64, u64, u64)> {
+        let mut c = vec![(0u64, 0u64, 0u64); self.dirs.len()];
+        for s in &self.segs {
+            let entered = s.line.packets_in;
+            let mut lost_before = 0;
+            for (k, &d) in s.dirs.iter().enumerate() {
+                let lost_here = s.lost.get(k).copied().unwrap_or(0);
+                let e = &mut c[d as usize];
+                let reached = entered - lost_before;
+                e.0 += reached;
+                e.2 += lost_here;
+                // Still in the line: in every direction of the segment, out of none.
+                e.1 += reached - lost_here - s.line.line.len() as u64;
+                lost_before += lost_here;
+            }
+        }
+        c
     }
 
     /// Propagation delay of a route's hops (no serialisation or queueing).

@@ -49,8 +49,9 @@ pub struct AckPkt {
     pub tsval: u32,
     /// TSecr: the TSval echoed (RFC 7323 TS.Recent).
     pub tsecr: u32,
-    /// Advertised receive window in bytes.
-    pub rwnd: u64,
+    /// Advertised receive window in bytes; `u32::MAX` = unlimited (also a configured window of
+    /// 4 GiB or more, far above any window TCP's scaling can advertise: 1 GiB).
+    pub rwnd: u32,
 }
 
 impl AckPkt {

@@ -195,7 +195,7 @@ impl Receiver {
             sack: [(0, 0); MAX_SACK_BLOCKS],
             tsval: ((now + self.clock_offset) / self.ts_tick) as u32,
             tsecr: self.ts_recent,
-            rwnd: self.rwnd,
+            rwnd: self.rwnd.min(u32::MAX as u64) as u32,
         };
         // RFC 2018: the most recently changed block first, then the next most recent ones.
         // One pass keeps the MAX_SACK_BLOCKS most recent (recency stamps are unique).

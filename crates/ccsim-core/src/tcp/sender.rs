@@ -348,7 +348,7 @@ impl Sender {
         if ack.cum < self.sk.snd_una || ack.cum > self.sk.snd_nxt {
             return false; // old or impossible ACK
         }
-        self.snd_wnd = ack.rwnd;
+        self.snd_wnd = if ack.rwnd == u32::MAX { u64::MAX } else { ack.rwnd as u64 };
         let prior_in_flight = self.sk.packets_in_flight();
         let prior_snd_una = self.sk.snd_una;
         let prior_lost = self.sk.lost;
@@ -924,7 +924,7 @@ mod tests {
     }
 
     fn ack(cum: u32, sacks: &[(u32, u32)]) -> AckPkt {
-        let mut a = AckPkt { flow: 0, cum, nsack: sacks.len() as u8, sack: [(0, 0); 3], tsval: 0, tsecr: 0, rwnd: u64::MAX };
+        let mut a = AckPkt { flow: 0, cum, nsack: sacks.len() as u8, sack: [(0, 0); 3], tsval: 0, tsecr: 0, rwnd: u32::MAX };
         a.sack[..sacks.len()].copy_from_slice(sacks);
         a
     }
