@@ -5,7 +5,7 @@
 use crate::cc::{self, Params};
 use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
-use crate::units::{self, Size};
+use crate::units::{self, Size, UnitError};
 use crate::wireless::dcf::{Host, WFlow, WFlowKind, WirelessConfig};
 use crate::wireless::phy::{profile, PROFILES};
 use serde_json::{Map, Value};
@@ -33,10 +33,30 @@ fn err<T>(path: &str, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError { path: path.to_string(), message: message.into() })
 }
 
+/// Values longer than this are cut short in messages.
+const SHOW_MAX: usize = 80;
+
+/// A value as written, in JSON notation (strings quoted and escaped), cut short if long: a
+/// message stays one readable line whatever the input.
 fn show(v: &Value) -> String {
-    match v {
-        Value::String(s) => format!("\"{s}\""),
-        other => other.to_string(),
+    shorten(&v.to_string())
+}
+
+fn shorten(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= SHOW_MAX {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(SHOW_MAX - 20).collect();
+    format!("{head}... ({n} characters)")
+}
+
+/// A key as it appears in a path: bare if it is a plain TOML key, else quoted (and cut short).
+fn key_text(k: &str) -> String {
+    if !k.is_empty() && k.len() <= SHOW_MAX && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
+        k.to_string()
+    } else {
+        shorten(&Value::from(k).to_string())
     }
 }
 
@@ -71,7 +91,7 @@ impl<'a> Table<'a> {
             if !self.allowed.contains(&k.as_str()) {
                 let mut acc = self.allowed.clone();
                 acc.sort();
-                return err(&join(&self.path, k), format!("unknown key; accepted keys here: {}", acc.join(", ")));
+                return err(&join(&self.path, &key_text(k)), format!("unknown key; accepted keys here: {}", acc.join(", ")));
             }
         }
         Ok(())
@@ -97,23 +117,50 @@ const RATE_HELP: &str = "a rate with unit bps, kbps, Mbps or Gbps, e.g. \"10Mbps
 const TIME_HELP: &str = "a time with unit ns, us, ms or s, e.g. \"20ms\"";
 const BUFFER_HELP: &str = "a size in pkt, B, KB, MB, KiB or MiB, or a multiple of the BDP, e.g. \"50pkt\", \"64KiB\", \"2bdp\"";
 const SIZE_HELP: &str = "a size in B, KB, MB, GB, KiB, MiB or GiB, e.g. \"10MB\"";
+/// The ranges of the unit parsers (crate::units), as accepted values.
+const RATE_RANGE: &str = "a rate from 1bps to 10000Gbps";
+const BUFFER_RANGE: &str = "a buffer from 1pkt to 1000000000pkt, from 1B to 1000000GB, or above 0bdp up to 1000bdp";
+const SIZE_RANGE: &str = "a size from 1B to 1000000GB";
+const PPS_RANGE: &str = "a number of packets per second in (0, 1e7], e.g. \"500pps\"";
 
 fn as_str<'v>(path: &str, v: &'v Value, what: &str) -> Result<&'v str, ScenarioError> {
     v.as_str().map_or_else(|| err(path, format!("expected a string, got {}; accepted: {what}", show(v))), Ok)
 }
 
+/// A rate's error: malformed (`help` says what is accepted) or a number out of range.
+fn rate_error<T>(path: &str, v: &Value, e: UnitError, help: &str) -> Result<T, ScenarioError> {
+    match e {
+        UnitError::Malformed => err(path, format!("malformed rate {}; accepted: {help}", show(v))),
+        UnitError::Negative | UnitError::NotPositive => err(path, format!("{} must be positive; accepted: {RATE_RANGE}", show(v))),
+        UnitError::Fraction | UnitError::OutOfRange => err(path, format!("{} is out of range; accepted: {RATE_RANGE}", show(v))),
+    }
+}
+
+/// A size's error: malformed (`help` says what is accepted) or a number outside `range`.
+fn size_error<T>(path: &str, v: &Value, e: UnitError, help: &str, range: &str) -> Result<T, ScenarioError> {
+    match e {
+        UnitError::Malformed => err(path, format!("malformed size {}; accepted: {help}", show(v))),
+        UnitError::Fraction => err(path, format!("{} is not a whole number of packets; accepted: {range}", show(v))),
+        UnitError::Negative | UnitError::NotPositive => err(path, format!("{} must be positive; accepted: {range}", show(v))),
+        UnitError::OutOfRange => err(path, format!("{} is out of range; accepted: {range}", show(v))),
+    }
+}
+
 fn parse_rate(path: &str, v: &Value) -> Result<u64, ScenarioError> {
     let s = as_str(path, v, RATE_HELP)?;
-    units::parse_rate(s).map_or_else(|| err(path, format!("malformed rate {}; accepted: {RATE_HELP}", show(v))), Ok)
+    units::parse_rate(s).or_else(|e| rate_error(path, v, e, RATE_HELP))
 }
 
-fn parse_time(path: &str, v: &Value) -> Result<Time, ScenarioError> {
-    let s = as_str(path, v, TIME_HELP)?;
-    units::parse_time(s).map_or_else(|| err(path, format!("malformed time {}; accepted: {TIME_HELP}", show(v))), Ok)
-}
-
+/// A time in [lo, hi]; `what` describes that range.
 fn time_in(path: &str, v: &Value, lo: Time, hi: Time, what: &str) -> Result<Time, ScenarioError> {
-    let t = parse_time(path, v)?;
+    let s = as_str(path, v, TIME_HELP)?;
+    let t = match units::parse_time(s) {
+        Ok(t) => t,
+        Err(UnitError::Malformed) => return err(path, format!("malformed time {}; accepted: {TIME_HELP}", show(v))),
+        Err(UnitError::Negative) if lo == 0 => return err(path, format!("{} must not be negative; accepted: {what}", show(v))),
+        Err(UnitError::Negative | UnitError::NotPositive) => return err(path, format!("{} must be positive; accepted: {what}", show(v))),
+        Err(UnitError::Fraction | UnitError::OutOfRange) => return err(path, format!("{} is out of range; accepted: {what}", show(v))),
+    };
     if t < lo || t > hi {
         return err(path, format!("{} is out of range; accepted: {what}", show(v)));
     }
@@ -122,6 +169,10 @@ fn time_in(path: &str, v: &Value, lo: Time, hi: Time, what: &str) -> Result<Time
 
 fn int_in(path: &str, v: &Value, lo: i64, hi: i64) -> Result<i64, ScenarioError> {
     let Some(n) = v.as_i64() else {
+        if v.is_u64() {
+            // An integer above 2^63 - 1: a number, just too large.
+            return err(path, format!("{} is out of range; accepted: an integer in [{lo}, {hi}]", show(v)));
+        }
         return err(path, format!("expected an integer, got {}; accepted: an integer in [{lo}, {hi}]", show(v)));
     };
     if n < lo || n > hi {
@@ -135,7 +186,7 @@ fn float_in(path: &str, v: &Value, lo: f64, hi: f64, what: &str) -> Result<f64, 
         return err(path, format!("expected a number, got {}; accepted: {what}", show(v)));
     };
     if !(x >= lo && x <= hi) {
-        return err(path, format!("{x} is out of range; accepted: {what}"));
+        return err(path, format!("{} is out of range; accepted: {what}", show(v)));
     }
     Ok(x)
 }
@@ -228,9 +279,11 @@ fn apply_tcp_key(tcp: &mut TcpConfig, path: &str, key: &str, v: &Value) -> Resul
             tcp.rwnd = if s == "unlimited" {
                 u64::MAX
             } else {
+                let range = format!("\"unlimited\" or {SIZE_RANGE}");
                 match units::parse_size(s, false, false) {
-                    Some(Size::Bytes(b)) if b >= 1 => b,
-                    _ => return err(path, format!("malformed size {}; accepted: \"unlimited\" or {SIZE_HELP}", show(v))),
+                    Ok(Size::Bytes(b)) if b >= 1 => b,
+                    Ok(_) => return size_error(path, v, UnitError::NotPositive, "", &range),
+                    Err(e) => return size_error(path, v, e, &format!("\"unlimited\" or {SIZE_HELP}"), &range),
                 }
             };
         }
@@ -264,7 +317,7 @@ fn parse_params(path: &str, cc_name: &str, v: Option<&Value>) -> Result<Params, 
         return err(path, format!("expected a table of parameters, got {}", show(v)));
     };
     for (k, val) in map {
-        let kp = format!("{path}.{k}");
+        let kp = format!("{path}.{}", key_text(k));
         let Some(spec) = info.params.iter().find(|s| s.name == k) else {
             let names: Vec<&str> = info.params.iter().map(|s| s.name).collect();
             let accepted = if names.is_empty() { "none".to_string() } else { names.join(", ") };
@@ -423,14 +476,16 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
             let rv = t.require("rate", "a packet rate such as \"500pps\" or a bit rate such as \"4Mbps\" (of UDP payload)")?;
             let rs = as_str(&t.p("rate"), rv, "a packet rate such as \"500pps\" or a bit rate such as \"4Mbps\"")?;
             let pps = if let Some(n) = rs.strip_suffix("pps") {
-                match n.trim().parse::<f64>() {
-                    Ok(x) if x > 0.0 && x <= 1e7 => x,
-                    _ => return err(&t.p("rate"), format!("{} is not a valid packet rate; accepted: a number of packets per second in (0, 1e7], e.g. \"500pps\"", show(rv))),
+                match units::parse_number(n) {
+                    Some(x) if x > 0.0 && x <= 1e7 => x,
+                    None => return err(&t.p("rate"), format!("malformed packet rate {}; accepted: {PPS_RANGE}", show(rv))),
+                    Some(x) if x <= 0.0 => return err(&t.p("rate"), format!("{} must be positive; accepted: {PPS_RANGE}", show(rv))),
+                    Some(_) => return err(&t.p("rate"), format!("{} is out of range; accepted: {PPS_RANGE}", show(rv))),
                 }
             } else {
                 match units::parse_rate(rs) {
-                    Some(bps) => bps as f64 / (8.0 * size as f64),
-                    None => return err(&t.p("rate"), format!("malformed rate {}; accepted: a packet rate such as \"500pps\" or {RATE_HELP}", show(rv))),
+                    Ok(bps) => bps as f64 / (8.0 * size as f64),
+                    Err(e) => return rate_error(&t.p("rate"), rv, e, &format!("a packet rate such as \"500pps\" or {RATE_HELP}")),
                 }
             };
             fnorm.insert("rate".into(), rv.clone());
@@ -491,9 +546,9 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
             Some(x) => {
                 let s = as_str(&t.p("size"), x, SIZE_HELP)?;
                 match units::parse_size(s, false, false) {
-                    Some(Size::Bytes(b)) if b >= 1 => Some(b),
-                    Some(_) => return err(&t.p("size"), format!("{} is out of range; accepted: at least 1B", show(x))),
-                    None => return err(&t.p("size"), format!("malformed size {}; accepted: {SIZE_HELP}", show(x))),
+                    Ok(Size::Bytes(b)) if b >= 1 => Some(b),
+                    Ok(_) => return size_error(&t.p("size"), x, UnitError::NotPositive, SIZE_HELP, SIZE_RANGE),
+                    Err(e) => return size_error(&t.p("size"), x, e, SIZE_HELP, SIZE_RANGE),
                 }
             }
         };
@@ -557,6 +612,16 @@ fn parse_flows(top: &Table, c: &Common, hops: Option<usize>) -> Result<(Vec<Pars
     Ok((flows, flows_norm))
 }
 
+/// The JSON text the bindings pass in. The Python package never sends text this rejects (it
+/// checks nesting, non-finite numbers and integer sizes first); serde_json's recursion limit
+/// keeps the parser itself safe from deep nesting.
+fn parse_json(s: &str) -> Result<Value, ScenarioError> {
+    serde_json::from_str(s).map_err(|e| ScenarioError {
+        path: String::new(),
+        message: format!("the scenario is not valid JSON ({e}); accepted: a JSON object with the structure of a scenario file, nested at most 128 levels deep"),
+    })
+}
+
 /// A scenario of either network: what `ccsim run` and the bindings accept.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyScenario {
@@ -566,7 +631,7 @@ pub enum AnyScenario {
 
 impl AnyScenario {
     pub fn from_json_str(s: &str) -> Result<AnyScenario, ScenarioError> {
-        let v: Value = serde_json::from_str(s).map_err(|e| ScenarioError { path: String::new(), message: format!("invalid scenario JSON: {e}") })?;
+        let v = parse_json(s)?;
         AnyScenario::from_value(&v)
     }
 
@@ -779,7 +844,7 @@ impl WirelessScenario {
 
 impl Scenario {
     pub fn from_json_str(s: &str) -> Result<Scenario, ScenarioError> {
-        let v: Value = serde_json::from_str(s).map_err(|e| ScenarioError { path: String::new(), message: format!("invalid scenario JSON: {e}") })?;
+        let v = parse_json(s)?;
         Scenario::from_value(&v)
     }
 
@@ -803,24 +868,15 @@ impl Scenario {
         let delay = time_in("bottleneck.delay", b.require("delay", TIME_HELP)?, 0, 100 * SEC, "a time from 0s to 100s")?;
         let bufv = b.get("buffer").cloned().unwrap_or(Value::from("1bdp"));
         let bs = as_str("bottleneck.buffer", &bufv, BUFFER_HELP)?;
-        let buffer = units::parse_size(bs, true, true)
-            .ok_or_else(|| ScenarioError { path: "bottleneck.buffer".into(), message: format!("malformed size {}; accepted: {BUFFER_HELP}", show(&bufv)) })?;
+        let buffer = match units::parse_size(bs, true, true) {
+            Ok(Size::Packets(0) | Size::Bytes(0)) => return size_error("bottleneck.buffer", &bufv, UnitError::NotPositive, BUFFER_HELP, BUFFER_RANGE),
+            Ok(Size::Bdp(k)) if k <= 0.0 => return size_error("bottleneck.buffer", &bufv, UnitError::NotPositive, BUFFER_HELP, BUFFER_RANGE),
+            Ok(b) => b,
+            Err(e) => return size_error("bottleneck.buffer", &bufv, e, BUFFER_HELP, BUFFER_RANGE),
+        };
         let (buffer_pkts, buffer_bytes) = match buffer {
-            Size::Packets(n) => {
-                if n < 1 {
-                    return err("bottleneck.buffer", format!("{} is out of range; accepted: at least 1pkt", show(&bufv)));
-                }
-                (Some(n), None)
-            }
-            Size::Bytes(n) => {
-                if n < 1 {
-                    return err("bottleneck.buffer", format!("{} is out of range; accepted: at least 1B", show(&bufv)));
-                }
-                (None, Some(n))
-            }
-            Size::Bdp(k) if k <= 0.0 => {
-                return err("bottleneck.buffer", format!("{} is out of range; accepted: a positive multiple of the BDP", show(&bufv)));
-            }
+            Size::Packets(n) => (Some(n), None),
+            Size::Bytes(n) => (None, Some(n)),
             Size::Bdp(k) => {
                 // BDP = rate x base RTT, the base RTT of the flow with the shortest path, in
                 // packets of the [tcp] MSS plus headers.
@@ -933,6 +989,112 @@ mod tests {
         assert!(m.starts_with("tcp.mss: 0 is out of range"), "{m}");
         let m = reject(|v| v["flows"][0]["start"] = json!("20s"));
         assert!(m.starts_with("flows[0].start: \"20s\" is out of range"), "{m}");
+    }
+
+    /// Every quantity kind tells a malformed value (not a number with an accepted unit) from a
+    /// number the field does not take, and gives the accepted range.
+    #[test]
+    fn quantities_malformed_or_out_of_range() {
+        let cases: Vec<(&str, Value, &str)> = vec![
+            // rates
+            ("/bottleneck/rate", json!("10Mbs"), "bottleneck.rate: malformed rate \"10Mbs\"; accepted: a rate with unit bps, kbps, Mbps or Gbps, e.g. \"10Mbps\""),
+            ("/bottleneck/rate", json!("100000Gbps"), "bottleneck.rate: \"100000Gbps\" is out of range; accepted: a rate from 1bps to 10000Gbps"),
+            ("/bottleneck/rate", json!("0Mbps"), "bottleneck.rate: \"0Mbps\" must be positive; accepted: a rate from 1bps to 10000Gbps"),
+            ("/bottleneck/rate", json!("-3Mbps"), "bottleneck.rate: \"-3Mbps\" must be positive; accepted: a rate from 1bps to 10000Gbps"),
+            ("/bottleneck/rate", json!("0.1bps"), "bottleneck.rate: \"0.1bps\" is out of range; accepted: a rate from 1bps to 10000Gbps"),
+            ("/flows/0/access_rate", json!("1e14bps"), "flows[0].access_rate: \"1e14bps\" is out of range; accepted: a rate from 1bps to 10000Gbps"),
+            // times
+            ("/duration", json!("1e9s"), "duration: \"1e9s\" is out of range; accepted: a time from 1ms to 1000000s"),
+            ("/duration", json!("1e99s"), "duration: \"1e99s\" is out of range; accepted: a time from 1ms to 1000000s"),
+            ("/duration", json!("-5s"), "duration: \"-5s\" must be positive; accepted: a time from 1ms to 1000000s"),
+            ("/duration", json!("5"), "duration: malformed time \"5\"; accepted: a time with unit ns, us, ms or s, e.g. \"20ms\""),
+            ("/bottleneck/delay", json!("-20ms"), "bottleneck.delay: \"-20ms\" must not be negative; accepted: a time from 0s to 100s"),
+            ("/bottleneck/delay", json!("101s"), "bottleneck.delay: \"101s\" is out of range; accepted: a time from 0s to 100s"),
+            ("/flows/0/start", json!("-1s"), "flows[0].start: \"-1s\" must not be negative; accepted: a time from 0s to the duration"),
+            ("/flows/0/stop", json!("-1s"), "flows[0].stop: \"-1s\" must be positive; accepted: a time after start and not after the duration"),
+            ("/tcp/min_rto", json!("0.5ms"), "tcp.min_rto: \"0.5ms\" is out of range; accepted: a time from 1ms to 60s"),
+            ("/sample_interval", json!("10 fortnights"), "sample_interval: malformed time \"10 fortnights\"; accepted: a time with unit ns, us, ms or s, e.g. \"20ms\""),
+            // sizes and buffers
+            ("/bottleneck/buffer", json!("50 packets"), "bottleneck.buffer: malformed size \"50 packets\"; accepted: a size in pkt, B, KB, MB, KiB or MiB, or a multiple of the BDP, e.g. \"50pkt\", \"64KiB\", \"2bdp\""),
+            ("/bottleneck/buffer", json!("0pkt"), "bottleneck.buffer: \"0pkt\" must be positive; accepted: a buffer from 1pkt to 1000000000pkt, from 1B to 1000000GB, or above 0bdp up to 1000bdp"),
+            ("/bottleneck/buffer", json!("-2bdp"), "bottleneck.buffer: \"-2bdp\" must be positive; accepted: a buffer from 1pkt to 1000000000pkt, from 1B to 1000000GB, or above 0bdp up to 1000bdp"),
+            ("/bottleneck/buffer", json!("0bdp"), "bottleneck.buffer: \"0bdp\" must be positive; accepted: a buffer from 1pkt to 1000000000pkt, from 1B to 1000000GB, or above 0bdp up to 1000bdp"),
+            ("/bottleneck/buffer", json!("2.5pkt"), "bottleneck.buffer: \"2.5pkt\" is not a whole number of packets; accepted: a buffer from 1pkt to 1000000000pkt, from 1B to 1000000GB, or above 0bdp up to 1000bdp"),
+            ("/bottleneck/buffer", json!("5000bdp"), "bottleneck.buffer: \"5000bdp\" is out of range; accepted: a buffer from 1pkt to 1000000000pkt, from 1B to 1000000GB, or above 0bdp up to 1000bdp"),
+            ("/bottleneck/buffer", json!("1e20B"), "bottleneck.buffer: \"1e20B\" is out of range; accepted: a buffer from 1pkt to 1000000000pkt, from 1B to 1000000GB, or above 0bdp up to 1000bdp"),
+            ("/flows/0/size", json!("0MB"), "flows[0].size: \"0MB\" must be positive; accepted: a size from 1B to 1000000GB"),
+            ("/flows/0/size", json!("2000000GB"), "flows[0].size: \"2000000GB\" is out of range; accepted: a size from 1B to 1000000GB"),
+            ("/flows/0/size", json!("10pkt"), "flows[0].size: malformed size \"10pkt\"; accepted: a size in B, KB, MB, GB, KiB, MiB or GiB, e.g. \"10MB\""),
+            ("/tcp/rwnd", json!("-1KB"), "tcp.rwnd: \"-1KB\" must be positive; accepted: \"unlimited\" or a size from 1B to 1000000GB"),
+            ("/tcp/rwnd", json!("lots"), "tcp.rwnd: malformed size \"lots\"; accepted: \"unlimited\" or a size in B, KB, MB, GB, KiB, MiB or GiB, e.g. \"10MB\""),
+            // probabilities
+            ("/bottleneck/loss", json!(1.5), "bottleneck.loss: 1.5 is out of range; accepted: a probability in [0, 1]"),
+            ("/bottleneck/ack_loss", json!(-0.1), "bottleneck.ack_loss: -0.1 is out of range; accepted: a probability in [0, 1]"),
+            ("/bottleneck/loss", json!("1%"), "bottleneck.loss: expected a number, got \"1%\"; accepted: a probability in [0, 1]"),
+            // counts
+            ("/flows/0/count", json!(0), "flows[0].count: 0 is out of range; accepted: an integer in [1, 100000]"),
+            ("/flows/0/count", json!(1.5), "flows[0].count: expected an integer, got 1.5; accepted: an integer in [1, 100000]"),
+            ("/tcp/mss", json!(u64::MAX), "tcp.mss: 18446744073709551615 is out of range; accepted: an integer in [88, 65000]"),
+            // seeds
+            ("/seed", json!(-1), "seed: -1 is out of range; accepted: an integer in [0, 9223372036854775807]"),
+            ("/seed", json!(9_223_372_036_854_775_808u64), "seed: 9223372036854775808 is out of range; accepted: an integer in [0, 9223372036854775807]"),
+            ("/seed", json!(1e300), "seed: expected an integer, got 1e+300; accepted: an integer in [0, 9223372036854775807]"),
+            ("/seed", json!("7"), "seed: expected an integer, got \"7\"; accepted: an integer in [0, 9223372036854775807]"),
+            // algorithm parameters
+            ("/flows/0/params", json!({"beta": 1e300}), "flows[0].params.beta: 1e+300 is out of range for \"cubic\"; accepted: an integer in [1, 1023] (1/1024)"),
+        ];
+        for (ptr, value, expected) in cases {
+            let m = reject(|v| {
+                // Walk the pointer, creating tables on the way (base() has no [tcp]).
+                let mut node = v;
+                for key in ptr[1..].split('/') {
+                    node = match node {
+                        Value::Array(a) => &mut a[key.parse::<usize>().unwrap()],
+                        other => other.as_object_mut().unwrap().entry(key).or_insert(json!({})),
+                    };
+                }
+                *node = value.clone();
+            });
+            assert_eq!(m, expected);
+        }
+    }
+
+    #[test]
+    fn udp_rates_malformed_or_out_of_range() {
+        let range = "a number of packets per second in (0, 1e7], e.g. \"500pps\"";
+        for (rate, expected) in [
+            ("fastpps", format!("flows[0].rate: malformed packet rate \"fastpps\"; accepted: {range}")),
+            ("0pps", format!("flows[0].rate: \"0pps\" must be positive; accepted: {range}")),
+            ("2e7pps", format!("flows[0].rate: \"2e7pps\" is out of range; accepted: {range}")),
+            ("0Mbps", "flows[0].rate: \"0Mbps\" must be positive; accepted: a rate from 1bps to 10000Gbps".to_string()),
+            ("4Mbit", "flows[0].rate: malformed rate \"4Mbit\"; accepted: a packet rate such as \"500pps\" or a rate with unit bps, kbps, Mbps or Gbps, e.g. \"10Mbps\"".to_string()),
+        ] {
+            let v = json!({"duration": "1s", "wireless": {"hops": 1}, "flows": [{"protocol": "udp", "rate": rate}]});
+            assert_eq!(AnyScenario::from_value(&v).unwrap_err().to_string(), expected);
+        }
+    }
+
+    #[test]
+    fn long_and_odd_values_stay_one_short_line() {
+        let long = "x".repeat(10_000);
+        let m = reject(|v| v["duration"] = json!(long));
+        assert_eq!(m, format!("duration: malformed time \"{}... (10002 characters); accepted: a time with unit ns, us, ms or s, e.g. \"20ms\"", "x".repeat(59)));
+        let m = reject(|v| v["name"] = json!(["a\nb"]));
+        assert_eq!(m, "name: expected a string, got [\"a\\nb\"]; accepted: a string");
+        let m = reject(|v| v["bottleneck"]["a\nb: c"] = json!(1));
+        assert!(m.starts_with("bottleneck.\"a\\nb: c\": unknown key; accepted keys here: "), "{m}");
+        let m = reject(|v| v["flows"][0]["params"] = json!({"x".repeat(500): 1}));
+        assert!(m.starts_with(&format!("flows[0].params.\"{}... (502 characters): unknown parameter", "x".repeat(59))), "{m}");
+    }
+
+    #[test]
+    fn json_errors_say_what_is_accepted() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        for text in [deep.as_str(), "{", "{\"seed\": 1e999}"] {
+            let m = AnyScenario::from_json_str(text).unwrap_err().to_string();
+            assert!(m.starts_with("the scenario is not valid JSON ("), "{m}");
+            assert!(m.ends_with("; accepted: a JSON object with the structure of a scenario file, nested at most 128 levels deep"), "{m}");
+        }
     }
 
     #[test]
