@@ -26,6 +26,9 @@ from .scenario import ScenarioError, algorithms as list_algorithms
 EXIT_USAGE = 2
 #: Exit status for unexpected internal errors.
 EXIT_INTERNAL = 1
+#: Exit status after Ctrl-C (128 + SIGINT) and after SIGTERM in `emulate` and `compare` (128 + SIGTERM).
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 PLOT_FILENAME = "throughput_cwnd.png"
 
@@ -85,15 +88,15 @@ class CcsimGroup(click.Group):
         except click.ClickException as exc:
             # Usage errors, bad option values, UserError: one line, status 2.
             _fail(exc.format_message(), EXIT_USAGE)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort as exc:
             # click turns Ctrl-C (KeyboardInterrupt) into Abort.
-            _fail("interrupted", 130)
+            _interrupted(exc.__cause__)
         except BrokenPipeError:
             # Output piped into e.g. `head`: not an error worth reporting.
             _silence_stdout()
             sys.exit(EXIT_INTERNAL)
-        except KeyboardInterrupt:
-            _fail("interrupted", 130)
+        except KeyboardInterrupt as exc:
+            _interrupted(exc)
         except SystemExit:
             raise
         except BaseException as exc:  # noqa: BLE001 - includes pyo3 PanicException
@@ -107,6 +110,15 @@ class CcsimGroup(click.Group):
         # standalone_mode=False returns the exit code for Exit (--help, --version).
         code = rv if isinstance(rv, int) else 0
         sys.exit(code)
+
+
+def _interrupted(exc: BaseException | None) -> NoReturn:
+    """Ctrl-C: status 130; SIGTERM during an emulation (after its clean-up): status 143."""
+    from .emulate.errors import Terminated
+
+    if isinstance(exc, Terminated):
+        _fail("terminated", EXIT_TERMINATED)
+    _fail("interrupted", EXIT_INTERRUPTED)
 
 
 def _silence_stdout() -> None:
@@ -375,12 +387,14 @@ def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: boo
     at the end, also on Ctrl-C.
     """
     from .emulate import EmulationFailed, emulate
+    from .emulate.run import sigterm_interrupts
 
-    _check_emulation(file, seed)
-    try:
-        result = emulate(file, seed=seed)
-    except EmulationFailed as exc:
-        _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
+    with sigterm_interrupts():
+        _check_emulation(file, seed)
+        try:
+            result = emulate(file, seed=seed)
+        except EmulationFailed as exc:
+            _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
     _show_result(result, out_dir, as_json)
 
 
@@ -396,12 +410,14 @@ def compare_cmd(file: Path, seed: int | None, as_json: bool) -> None:
     Needs what `ccsim emulate` needs.
     """
     from .emulate import EmulationFailed, compare
+    from .emulate.run import sigterm_interrupts
 
-    _check_emulation(file, seed)
-    try:
-        both = compare(file, seed=seed)
-    except EmulationFailed as exc:
-        _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
+    with sigterm_interrupts():
+        _check_emulation(file, seed)
+        try:
+            both = compare(file, seed=seed)
+        except EmulationFailed as exc:
+            _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
     if as_json:
         click.echo(json.dumps(both))
         return

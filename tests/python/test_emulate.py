@@ -157,7 +157,9 @@ def test_one_kernel_cubic_flow_fills_the_link_and_leaves_nothing_behind(write_sc
 
 
 @needs_emulation
-def test_sigint_stops_the_emulation_and_removes_everything(write_scenario, ccsim_cmd):
+@pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+                         ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_the_emulation_and_removes_everything(signum, status, word, write_scenario, ccsim_cmd):
     path = write_scenario(dict(scenario(), duration="60s"), name="long.toml")
     # The child starts with SIGINT's default action even if this process ignores SIGINT (a
     # background job of a non-interactive shell does): otherwise Python would keep ignoring it.
@@ -177,16 +179,61 @@ def test_sigint_stops_the_emulation_and_removes_everything(write_scenario, ccsim
         else:
             pytest.fail(f"the emulation did not start: {leftovers(p.pid)}")
         time.sleep(2.0)
-        p.send_signal(signal.SIGINT)
+        p.send_signal(signum)
         out, err = p.communicate(timeout=30)
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
             netns.sweep_stale()  # the test failed: leave no namespace of the killed run behind
-    assert p.returncode == 130, err
-    assert "interrupted" in one_error_line(err)
+    # 130 = 128 + SIGINT, 143 = 128 + SIGTERM: what a shell reports for a process the signal
+    # killed, here after the clean-up
+    assert p.returncode == status, err
+    assert one_error_line(err) == f"error: {word}"
     no_leftovers(p.pid)
+
+
+def test_sigterm_becomes_terminated_and_exit_status_143(monkeypatch, write_scenario, runner):
+    """The seam under the real test above, without root: inside the CLI's emulate and compare
+    commands SIGTERM raises Terminated (a KeyboardInterrupt, so clean-up code runs), and the
+    command exits with 143; Ctrl-C still exits with 130."""
+    from ccsim import cli as cli_mod
+    from ccsim.emulate.errors import Terminated
+    from ccsim.emulate.run import sigterm_interrupts
+
+    with pytest.raises(Terminated):
+        with sigterm_interrupts():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+    assert issubclass(Terminated, KeyboardInterrupt)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored
+
+    cleaned = []
+
+    def fake_run(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        finally:
+            cleaned.append(True)
+
+    def fake_interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_mod, "_check_emulation", lambda file, seed: None)
+    emulate_pkg = sys.modules["ccsim.emulate"]
+    path = write_scenario(scenario())
+    for command, name in (("emulate", "emulate"), ("compare", "compare")):
+        monkeypatch.setattr(emulate_pkg, name, fake_run)
+        r = runner.invoke(cli, [command, str(path)])
+        assert r.exit_code == 143, r.output
+        assert one_error_line(r.stderr) == "error: terminated"
+        monkeypatch.setattr(emulate_pkg, name, fake_interrupt)
+        r = runner.invoke(cli, [command, str(path)])
+        assert r.exit_code == 130, r.output
+        assert one_error_line(r.stderr) == "error: interrupted"
+    assert cleaned == [True, True]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 @needs_emulation

@@ -6,13 +6,14 @@ module); :func:`compare` runs it both ways and lines the results up. Linux only,
 """
 
 from .compare import compare
-from .errors import EmulationError, EmulationFailed
+from .errors import EmulationError, EmulationFailed, Terminated
 from .run import MAX_RATE_BPS, check_environment, emulate, kernel_algorithms, plan
 
 __all__ = [
     "MAX_RATE_BPS",
     "EmulationError",
     "EmulationFailed",
+    "Terminated",
     "check_environment",
     "compare",
     "emulate",

@@ -1,4 +1,4 @@
-"""The two ways an emulation can fail."""
+"""The ways an emulation can fail or be stopped."""
 
 from __future__ import annotations
 
@@ -18,3 +18,10 @@ class EmulationError(ScenarioError):
 class EmulationFailed(RuntimeError):
     """The emulation started but did not complete (a traffic program failed, a device
     vanished). Everything it created has been removed by the time this is raised."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived while an emulation ran. Raised in place of the signal's default action
+    so that everything the emulation created is removed first; a KeyboardInterrupt, so code
+    that cleans up after Ctrl-C cleans up after SIGTERM too. ``ccsim emulate`` and ``ccsim
+    compare`` then exit with status 143 (128 + SIGTERM), as a process killed by it would."""

@@ -32,7 +32,7 @@ from .. import _core
 from ..result import Result, _as_scenario, as_seed
 from ..scenario import Scenario, ScenarioError, algorithms
 from . import netns
-from .errors import EmulationError, EmulationFailed
+from .errors import EmulationError, EmulationFailed, Terminated
 
 #: The highest bottleneck rate at which the emulator holds its accuracy on the project's
 #: 2-vCPU VM: delivered rate within 2% and added delay within 1 ms of the configured values
@@ -264,14 +264,15 @@ def check_environment() -> None:
 
 
 @contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt (so clean-up runs) while the emulation runs."""
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated`, a KeyboardInterrupt (so clean-up runs), while
+    this context is entered (in the main thread; elsewhere signals cannot be handled)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, frame: Any) -> None:  # noqa: ARG001
-        raise KeyboardInterrupt("terminated")
+        raise Terminated("terminated")
 
     old = signal.signal(signal.SIGTERM, handler)
     try:
@@ -300,7 +301,7 @@ def emulate(scenario: Any, seed: int | None = None, *, wake_latency_us: int | No
     if not _LOCK.acquire(blocking=False):
         raise EmulationError("emulate: another emulation is running in this process; accepted: one at a time")
     try:
-        with _sigterm_interrupts():
+        with sigterm_interrupts():
             t0 = time.monotonic()
             testbed = netns.Testbed(mtu=p.mtu)
             try:
