@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from . import _core
-from .scenario import Scenario, ScenarioError, load
+from .scenario import MAX_SEED, Scenario, ScenarioError, int_text, load
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -91,15 +91,13 @@ def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
     sc = _as_scenario(scenario)
     if seed is not None:
         seed = as_seed(seed)
+        if not 0 <= seed <= MAX_SEED:
+            raise ScenarioError(f"seed: {int_text(seed)} is out of range; accepted: an integer in [0, {MAX_SEED}]")
     payload = sc.to_json()
     try:
         summary_json, columns, events = _core.run(payload, seed)
     except ValueError as exc:
         raise sc._error(exc) from None
-    except OverflowError:
-        raise ScenarioError(
-            f"seed: out of range; got {seed}; accepted: a non-negative 64-bit integer"
-        ) from None
     result = Result(json.loads(summary_json), columns, scenario=sc, events=events)
     for line in result.warnings:
         warnings.warn(line, CcsimWarning, stacklevel=2)

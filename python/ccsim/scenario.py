@@ -3,9 +3,13 @@
 A scenario is kept as a plain dict with exactly the structure of the TOML
 file.  Python does not check field names, units or ranges: that is done by
 the Rust core (``ccsim._core.validate``), whose one-line error messages are
-passed on unchanged as :class:`ScenarioError`.  Python only deals with what
-never reaches the core: reading the file, TOML syntax, and values that JSON
-cannot carry (dates, NaN and infinities).
+passed on as :class:`ScenarioError`.  Python only deals with what never
+reaches the core as such: reading the file (UTF-8, an optional byte-order
+mark, at most :data:`MAX_FILE_BYTES`), TOML syntax, nesting (at most
+:data:`MAX_DEPTH` levels of tables and arrays), and values that JSON cannot
+carry (dates; NaN, infinities and integers beyond 64 bits, which are sent as
+stand-ins that no field accepts, so that the core's message names the field
+and what it accepts; the stand-in is then replaced by the value as written).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import json
 import math
 import os
 import re
+import sys
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -25,6 +31,14 @@ from . import _core
 __all__ = ["Scenario", "ScenarioError", "algorithms", "load"]
 
 PathLike = str | os.PathLike
+
+#: The largest scenario or sweep file read (16 MiB): a real one is a few kilobytes.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: Seeds are accepted in [0, 2^63 - 1] (TOML integers are signed 64-bit).
+MAX_SEED = 2**63 - 1
+#: The deepest nesting of tables and arrays accepted below the top level of a scenario (a
+#: real one has 3: ``flows[0].params``).
+MAX_DEPTH = 32
 
 
 class ScenarioError(ValueError):
@@ -77,7 +91,7 @@ class Scenario:
         self.source: Path | None = None
         for key, value in fields.items():
             if value is not None:
-                self._data[key] = copy.deepcopy(value)
+                self._data[key] = _copy(value, [key])
 
     # -- construction / conversion -------------------------------------------------
 
@@ -86,6 +100,7 @@ class Scenario:
         """A scenario from a dict with the TOML structure (the dict is copied)."""
         if not isinstance(data, Mapping):
             raise TypeError(f"Scenario.from_dict expects a mapping, got {type(data).__name__}")
+        _check_depth(data, [])
         sc = cls()
         sc._data = copy.deepcopy(dict(data))
         return sc
@@ -93,7 +108,15 @@ class Scenario:
     @classmethod
     def from_json(cls, text: str) -> Scenario:
         """A scenario from JSON text with the TOML structure."""
-        data = json.loads(text)
+        accepted = "accepted: a JSON object with the structure of a scenario file"
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ScenarioError(
+                f"scenario JSON: {exc.msg} at line {exc.lineno} column {exc.colno}; {accepted}"
+            ) from None
+        except RecursionError:
+            raise ScenarioError(_too_deep("scenario JSON")) from None
         if not isinstance(data, dict):
             raise ScenarioError(f"scenario JSON must be an object; got {type(data).__name__}")
         return cls.from_dict(data)
@@ -106,10 +129,26 @@ class Scenario:
         """The scenario as JSON text, as passed to the core.
 
         TOML dates and times become strings (the core then reports them as the
-        wrong kind of value); NaN and infinities, which JSON cannot carry, raise
-        :class:`ScenarioError` naming the field.
+        wrong kind of value); NaN, infinities and integers beyond 64 bits, which
+        the core cannot take, raise :class:`ScenarioError` with the core's
+        message for that field (what it accepts) and the value as written.
         """
-        return json.dumps(_jsonable(self._data, ""), allow_nan=False)
+        return self._payload()
+
+    def _payload(self) -> str:
+        try:
+            text, stand_ins = _encode(self._data)
+        except ScenarioError as exc:
+            raise self._error(exc) from None
+        if stand_ins:
+            # No field accepts a stand-in: the core names the field and what it accepts.
+            try:
+                _core.validate(text)
+            except ValueError as exc:
+                raise self._error(_restore(str(exc), stand_ins)) from None
+            path, (_, shown) = next(iter(stand_ins.items()))  # pragma: no cover - not reached
+            raise self._error(f"{path}: {shown} is not accepted here")  # pragma: no cover
+        return text
 
     def copy(self) -> Scenario:
         sc = Scenario.from_dict(self._data)
@@ -124,7 +163,7 @@ class Scenario:
         Returns the normalised scenario (defaults filled in, units kept as given)
         as a new :class:`Scenario`; raises :class:`ScenarioError` if invalid.
         """
-        payload = self.to_json()
+        payload = self._payload()
         try:
             normalised = _core.validate(payload)
         except ValueError as exc:
@@ -234,14 +273,14 @@ class Scenario:
             if value is None:
                 del node[index]
             else:
-                node[index] = copy.deepcopy(value)
+                node[index] = _copy(value, [*walked, index])
         elif isinstance(node, dict):
             if isinstance(last, int):
                 last = str(last)
             if value is None:
                 node.pop(last, None)
             else:
-                node[last] = copy.deepcopy(value)
+                node[last] = _copy(value, [*walked, last])
         else:
             raise ScenarioError(
                 f"{_format_path(walked)}: cannot set '{last}' inside a {type(node).__name__} "
@@ -293,33 +332,79 @@ class Scenario:
 def load(path: PathLike, *, validate: bool = True) -> Scenario:
     """Read a scenario TOML file and (by default) validate it.
 
-    Raises :class:`ScenarioError` for a missing or unreadable file
-    (``"<path>: no such file"``), a TOML syntax error
-    (``"<path>:<line>:<col>: <problem>"``) or an invalid scenario
-    (``"<path>: <field path>: <problem>; got <value>; ..."``).
+    Raises :class:`ScenarioError` for a file that cannot be read (``"<path>: no
+    such file"``, a directory, more than :data:`MAX_FILE_BYTES`, not UTF-8 text), a
+    TOML syntax error (``"<path>:<line>:<col>: <problem>"``), nesting deeper than
+    :data:`MAX_DEPTH` levels, or an invalid scenario
+    (``"<path>: <field path>: <problem>; accepted: ..."``).
     """
     p = Path(os.fspath(path))
+    data = read_toml(p)
     try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{p}: is a directory, expected a scenario .toml file") from None
-    except OSError as exc:
-        raise ScenarioError(f"{p}: cannot read file: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{p}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(_toml_error(p, text, exc)) from None
-    sc = Scenario.from_dict(data)
+        sc = Scenario.from_dict(data)
+    except ScenarioError as exc:
+        raise ScenarioError(f"{p}: {exc}") from None
     sc.source = p
     if validate:
         sc.validate()
     return sc
+
+
+def read_toml(p: Path) -> dict[str, Any]:
+    """The TOML document in file ``p`` (a scenario or a sweep file), or :class:`ScenarioError`."""
+    text = _read_text(p)
+    for _ in range(2):
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ScenarioError(_toml_error(p, text, exc)) from None
+        except RecursionError:
+            # tomllib recurses once per nested array or inline table.
+            found = _scan_toml(text, max_depth=MAX_DEPTH)
+            where = found.too_deep or "<scenario>"
+            raise ScenarioError(f"{p}: {_too_deep(where)}") from None
+        except ValueError as exc:
+            # An integer literal of more digits than int() converts (sys.get_int_max_str_digits):
+            # put a stand-in in its place, so that the core reports the field it is in.
+            found = _scan_toml(text, max_digits=_max_int_digits())
+            if not found.long_ints:
+                raise ScenarioError(f"{p}: {exc}") from None
+            parts = []
+            last = 0
+            for start, end in found.long_ints:
+                parts += [text[last:start], _long_literal(text[start:end])]
+                last = end
+            text = "".join(parts) + text[last:]
+    raise ScenarioError(f"{p}: cannot read the integers in this file")  # pragma: no cover
+
+
+def _read_text(p: Path) -> str:
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ScenarioError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{p}: is a directory, expected a scenario .toml file") from None
+    except NotADirectoryError:
+        raise ScenarioError(f"{p}: no such file (a part of the path is not a directory)") from None
+    except OSError as exc:
+        raise ScenarioError(f"{p}: cannot read file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError(
+            f"{p}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; accepted: a scenario or sweep "
+            f"file of at most {MAX_FILE_BYTES // (1024 * 1024)} MiB"
+        )
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ScenarioError(f"{p}: UTF-16 text (it starts with a UTF-16 byte-order mark); accepted: TOML in UTF-8")
+    offset = 3 if raw.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte-order mark is dropped
+    try:
+        return raw[offset:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = offset + exc.start
+        raise ScenarioError(
+            f"{p}: not UTF-8 text (byte 0x{raw[at]:02x} at offset {at}); accepted: TOML in UTF-8"
+        ) from None
 
 
 _TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -361,7 +446,13 @@ def algorithms() -> list[dict[str, Any]]:
 
 
 def _drop_none(fields: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: copy.deepcopy(v) for k, v in fields.items() if v is not None}
+    return {k: _copy(v, [k]) for k, v in fields.items() if v is not None}
+
+
+def _copy(value: Any, where: list[str | int]) -> Any:
+    """A deep copy of a value given by the user, once its nesting is checked."""
+    _check_depth(value, where)
+    return copy.deepcopy(value)
 
 
 def _format_path(keys: list[str | int]) -> str:
@@ -416,25 +507,236 @@ def _step(node: Any, key: str | int, walked: list[str | int], path: str, *, crea
     )
 
 
-def _jsonable(value: Any, where: str) -> Any:
-    """Copy ``value`` into plain JSON types; dates become ISO strings."""
+# -- nesting, and values JSON cannot carry ------------------------------------------------
+
+
+def _deep_path(keys: list[str | int]) -> str:
+    """A path into deep nesting, cut after 6 steps."""
+    return _format_path(keys[:6]) + ("..." if len(keys) > 6 else "")
+
+
+def _too_deep(where: str) -> str:
+    return (f"{where}: nested more than {MAX_DEPTH} levels deep; accepted: at most {MAX_DEPTH} "
+            "levels of tables and arrays")
+
+
+def _check_depth(value: Any, where: list[str | int]) -> None:
+    """ScenarioError if ``value``, at path ``where`` of a scenario, is a table or array more
+    than MAX_DEPTH levels below the top (the recursion stops there, so a cycle is reported too)."""
     if isinstance(value, Mapping):
-        return {
-            str(k): _jsonable(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ScenarioError(f"{where or '<scenario>'}: must be a finite number; got {value}")
-        return value
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
-    # numpy scalars and similar
-    if hasattr(value, "item") and callable(value.item):
-        return _jsonable(value.item(), where)
-    raise ScenarioError(
-        f"{where or '<scenario>'}: unsupported value of type {type(value).__name__}; got {value!r}"
-    )
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return
+    if len(where) > MAX_DEPTH:
+        raise ScenarioError(_too_deep(_deep_path(where)))
+    for key, item in items:
+        if isinstance(item, (Mapping, list, tuple)):
+            _check_depth(item, [*where, key])
+
+
+#: Stand-ins sent to the core in place of values JSON cannot carry. No field accepts them (no
+#: field takes a negative number, a fraction where it wants an integer, nor an integer beyond
+#: 2^63 - 1), and the core reads them exactly and writes them as these texts in its messages.
+_NON_FINITE = -0.123456789
+_NON_FINITE_TEXT = "-0.123456789"
+_HUGE = 2**64 - 1
+_HUGE_NEG = -(2**63)
+
+#: Integer literals too long for int() (see read_toml): their stand-in -> the text shown.
+_LONG_LITERALS: dict[int, str] = {}
+
+
+def _max_int_digits() -> int:
+    get = getattr(sys, "get_int_max_str_digits", None)
+    return (get() or 0) if get is not None else 0
+
+
+def _long_literal(token: str) -> str:
+    digits = sum(c.isdigit() for c in token)
+    marker = 10**30 + len(_LONG_LITERALS)
+    _LONG_LITERALS[marker] = f"{token[:10]}...{token[-4:]} ({digits} digits)"
+    return str(marker)
+
+
+def int_text(value: int) -> str:
+    """An integer as written, shortened when long (and safe beyond int->str limits)."""
+    if value in _LONG_LITERALS:
+        return _LONG_LITERALS[value]
+    try:
+        text = str(value)
+    except ValueError:  # more digits than sys.get_int_max_str_digits()
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    digits = len(text.lstrip("-"))
+    return text if digits <= 24 else f"{text[:10]}...{text[-4:]} ({digits} digits)"
+
+
+def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
+    """JSON text for the core, and the stand-ins put in it: {field path: (the stand-in as the
+    core writes it, the value as the user wrote it)}."""
+    stand_ins: dict[str, tuple[str, str]] = {}
+
+    def enc(value: Any, where: list[str | int]) -> Any:
+        if isinstance(value, (Mapping, list, tuple)) and len(where) > MAX_DEPTH:
+            raise ScenarioError(_too_deep(_deep_path(where)))
+        if isinstance(value, Mapping):
+            return {str(k): enc(v, [*where, str(k)]) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [enc(v, [*where, i]) for i, v in enumerate(value)]
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ScenarioError(
+                    f"{_format_path(where)}: not Unicode text (a lone surrogate at character {exc.start}); "
+                    "accepted: a string of Unicode characters"
+                ) from None
+            return value
+        if isinstance(value, int):
+            if _HUGE_NEG <= value <= _HUGE:
+                return value
+            stand_in = _HUGE if value > 0 else _HUGE_NEG
+            stand_ins[_format_path(where)] = (str(stand_in), int_text(value))
+            return stand_in
+        if isinstance(value, float):
+            if math.isfinite(value):
+                return value
+            shown = "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"  # TOML's spelling
+            stand_ins[_format_path(where)] = (_NON_FINITE_TEXT, shown)
+            return _NON_FINITE
+        if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+            return value.isoformat()
+        # numpy scalars and similar
+        if hasattr(value, "item") and callable(value.item):
+            return enc(value.item(), where)
+        raise ScenarioError(
+            f"{_format_path(where)}: unsupported value of type {type(value).__name__}; got {_short_repr(value)}"
+        )
+
+    data = enc(data, [])
+    return json.dumps(data, allow_nan=False), stand_ins
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:60] + f"... ({len(text)} characters)"
+
+
+def _restore(message: str, stand_ins: dict[str, tuple[str, str]]) -> str:
+    """The core's message with a stand-in replaced by the value as written (the message of
+    the stand-in's field, ``"<path>: ..."``, shows the stand-in)."""
+    for path, (stand_in, shown) in stand_ins.items():
+        prefix = f"{path}: "
+        if message.startswith(prefix):
+            return prefix + message[len(prefix):].replace(stand_in, shown, 1)
+    return message
+
+
+# -- locating problems tomllib does not report -----------------------------------------------
+
+
+@dataclass
+class _Scan:
+    #: The path of the key whose value nests deeper than asked, if any.
+    too_deep: str | None = None
+    #: Spans of integer literals with more digits than asked.
+    long_ints: list[tuple[int, int]] = field(default_factory=list)
+
+
+_INT_TOKEN = re.compile(r"[+-]?[0-9][0-9_]*")
+_HEADER = re.compile(r"\[\[\s*(.*?)\s*\]\]|\[\s*(.*?)\s*\]")
+
+
+def _key_text(raw: str) -> str:
+    """A TOML key as written (``a . "b"``) -> a path (``a.b``)."""
+    parts = re.findall(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'|[^.\s]+', raw)
+    return ".".join(p[1:-1] if p[:1] in "\"'" else p for p in parts)
+
+
+def _scan_toml(text: str, *, max_depth: int | None = None, max_digits: int | None = None) -> _Scan:
+    """A minimal TOML tokenizer, for files tomllib gives up on: the key whose value is nested
+    deeper than ``max_depth``, or the integer literals with more than ``max_digits`` digits.
+    (Only ever run on a file tomllib failed on; it does not check the syntax.)"""
+    out = _Scan()
+    n = len(text)
+    i = 0
+    stack: list[str] = []  # open '[' and '{' of the current value
+    table = ""  # the current [table] or [[array]] (with its index)
+    arrays: dict[str, int] = {}
+    key = ""  # the key of the current top-level key/value
+    expect_key = True
+
+    def skip_string(i: int) -> int:
+        q = text[i]
+        if text.startswith(q * 3, i):
+            j = i + 3
+            while j < n and not text.startswith(q * 3, j):
+                j += 2 if (q == '"' and text[j] == "\\") else 1
+            return min(n, j + 3)
+        j = i + 1
+        while j < n and text[j] not in (q, "\n"):
+            j += 2 if (q == '"' and text[j] == "\\") else 1
+        return j + 1
+
+    def here() -> str:
+        return ".".join(x for x in (table, key) if x) or "<scenario>"
+
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            if not stack:
+                expect_key = True
+            i += 1
+        elif c in " \t\r":
+            i += 1
+        elif c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif not stack and expect_key and c == "[":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            m = _HEADER.match(text, i, j)
+            if m and m.group(1) is not None:
+                name = _key_text(m.group(1))
+                arrays[name] = arrays.get(name, -1) + 1
+                table = f"{name}[{arrays[name]}]"
+            elif m:
+                table = _key_text(m.group(2))
+            i = j
+        elif expect_key:
+            j = i
+            while j < n and text[j] not in "=\n}":
+                j = skip_string(j) if text[j] in "\"'" else j + 1
+            if not stack:
+                key = _key_text(text[i:j])
+            expect_key = False
+            i = j + 1 if j < n and text[j] == "=" else j
+        elif c in "\"'":
+            i = skip_string(i)
+        elif c in "[{":
+            stack.append(c)
+            if max_depth is not None and len(stack) > max_depth:
+                out.too_deep = here()
+                return out
+            expect_key = c == "{"
+            i += 1
+        elif c in "]}":
+            if stack:
+                stack.pop()
+            i += 1
+        elif c == ",":
+            expect_key = bool(stack) and stack[-1] == "{"
+            i += 1
+        else:
+            j = i
+            while j < n and (text[j].isalnum() or text[j] in "_+-.:"):
+                j += 1
+            j = max(j, i + 1)
+            if (max_digits and _INT_TOKEN.fullmatch(text, i, j)
+                    and sum(ch.isdigit() for ch in text[i:j]) > max_digits):
+                out.long_ints.append((i, j))
+            i = j
+    return out

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from . import _core, store
-from .scenario import PathLike, Scenario, ScenarioError, _split_path
+from .scenario import MAX_SEED, PathLike, Scenario, ScenarioError, _check_depth, _split_path, int_text
 from .scenario import load as _load_scenario
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,8 +50,8 @@ __all__ = [
     "sweep",
 ]
 
-#: Seeds accepted by the core.
-MAX_SEED = 9223372036854775807
+#: The most runs one sweep expands to (combinations x runs).
+MAX_RUNS = 1_000_000
 #: Default root of ``ccsim.sweep`` / ``ccsim sweep`` output: ``./ccsim-runs/<experiment>``.
 DEFAULT_ROOT = "ccsim-runs"
 
@@ -165,7 +165,7 @@ def _as_seed(seed: Any, where: str) -> int:
     except TypeError:
         raise ScenarioError(f"{where}: expected a non-negative integer; got {seed!r}") from None
     if not 0 <= value <= MAX_SEED:
-        raise ScenarioError(f"{where}: {value} is out of range; accepted: an integer in [0, {MAX_SEED}]")
+        raise ScenarioError(f"{where}: {int_text(value)} is out of range; accepted: an integer in [0, {MAX_SEED}]")
     return value
 
 
@@ -234,6 +234,8 @@ def expand(
         n_runs = None
     if n_runs is None or n_runs < 1:
         raise fail(f"runs: expected a positive integer; got {_short(runs)}")
+    if n_runs > MAX_RUNS:
+        raise fail(f"runs: {int_text(n_runs)} is out of range; accepted: an integer in [1, {MAX_RUNS}]")
     runs = n_runs
     if seed0 is None:
         seed0 = base_sc.get("seed", 1)
@@ -247,6 +249,12 @@ def expand(
         raise fail(str(exc)) from None
 
     paths, values = _check_sweep(base_sc, sweep, fail)
+    total = runs
+    for vals in values:
+        total *= len(vals)
+    if total > MAX_RUNS:
+        raise fail(f"runs: {int_text(runs)} runs x {int_text(total // runs)} combinations = {int_text(total)} runs; "
+                   f"accepted: at most {MAX_RUNS} runs in one sweep")
     base_data = base_sc.to_dict()
     base_data.pop("seed", None)
     try:
@@ -295,6 +303,8 @@ def _show(value: Any) -> str:
         return json.dumps(value)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int):
+        return int_text(value)
     return repr(value)
 
 
@@ -310,6 +320,10 @@ def _check_sweep(base: Scenario, sweep: Any, fail: Callable[[str], ScenarioError
         if not isinstance(path, str) or not path.strip():
             raise fail(f"sweep: parameter paths must be non-empty strings; got {path!r}")
         where = f"sweep.{path}"
+        try:
+            _check_depth(vals, ["sweep", path])
+        except ScenarioError as exc:
+            raise fail(str(exc)) from None
         if isinstance(vals, (str, bytes, Mapping)) or not (
             isinstance(vals, (list, tuple, range)) or hasattr(vals, "tolist")
         ):
