@@ -61,6 +61,12 @@ def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, fo
         ids = [e.id for e in CATALOGUE]
     if not ids:
         raise UserError("name experiments to reproduce, or --all (ccsim reproduce --list shows them)")
+    from .experiments.reproduce import check_runs, resolve
+
+    try:
+        check_runs(resolve(list(ids)), quick=quick, runs=runs)
+    except (KeyError, ValueError) as exc:
+        raise UserError(str(exc.args[0])) from None
     try:
         rep = run_reproduce(
             ids, out=out, quick=quick, runs=runs, jobs=jobs, backend=backend, address=address, force=force, progress=True

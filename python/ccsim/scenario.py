@@ -626,13 +626,21 @@ def _short_repr(value: Any) -> str:
 
 
 def _restore(message: str, stand_ins: dict[str, tuple[str, str]]) -> str:
-    """The core's message with a stand-in replaced by the value as written (the message of
-    the stand-in's field, ``"<path>: ..."``, shows the stand-in)."""
-    for path, (stand_in, shown) in stand_ins.items():
-        prefix = f"{path}: "
-        if message.startswith(prefix):
-            return prefix + message[len(prefix):].replace(stand_in, shown, 1)
-    return message
+    """The core's message with the stand-ins replaced by the values as written. A message is
+    ``"<path>: ..."``; it shows the stand-ins of that field, or of fields inside its value
+    (``flows[0].count: expected an integer, got {"a": nan}``), in the order of their paths."""
+    field_path, sep, rest = message.partition(": ")
+    if not sep:
+        return message
+    at = 0
+    for path in sorted(stand_ins):
+        if path == field_path or path.startswith((field_path + ".", field_path + "[")):
+            stand_in, shown = stand_ins[path]
+            i = rest.find(stand_in, at)
+            if i >= 0:
+                rest = rest[:i] + shown + rest[i + len(stand_in):]
+                at = i + len(shown)
+    return f"{field_path}{sep}{rest}"
 
 
 # -- locating problems tomllib does not report -----------------------------------------------

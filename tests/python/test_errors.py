@@ -387,6 +387,9 @@ DATA_CASES = [
      'duration: expected a string, got nan; accepted: a time with unit ns, us, ms or s, e.g. "20ms"'),
     ("beta-inf", lambda: _scenario(flows=[{"cc": "cubic", "params": {"beta": math.inf}}]),
      'flows[0].params.beta: inf is out of range for "cubic"; accepted: an integer in [1, 1023] (1/1024)'),
+    ("stand-ins-inside-a-value", lambda: _scenario(flows=[{"cc": "cubic", "count": {"a": math.nan, "b": [math.inf, 10**40]}}]),
+     'flows[0].count: expected an integer, got {"a":nan,"b":[inf,1000000000...0000 (41 digits)]}; '
+     "accepted: an integer in [1, 100000]"),
     ("lone-surrogate", lambda: _scenario(name="\ud800"),
      "name: not Unicode text (a lone surrogate at character 0); accepted: a string of Unicode characters"),
 ]
@@ -461,3 +464,16 @@ def test_utf8_byte_order_mark_is_accepted(tmp_path, ccsim_cmd):
     sweep = tmp_path / "bom-sweep.toml"
     sweep.write_bytes(b"\xef\xbb\xbf" + SWEEP.encode("utf-8"))
     assert len(ccsim.sweep(sweep, out=tmp_path / "runs")) == 2
+
+
+def test_reproduce_bad_input(ccsim_cmd, tmp_path):
+    for args, expected in [
+        (["--all", "--runs", "1000000000"], "error: --runs: 1000000000 runs per point make "),
+        (["x" * 5000], "error: unknown experiment 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (5000 characters)'; accepted: e1-fig6, "),
+    ]:
+        proc = run_cmd(ccsim_cmd, "reproduce", *args, "--out", str(tmp_path / "out"), cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        [line] = proc.stderr.splitlines()
+        assert line.startswith(expected), line
+        assert "; accepted: " in line and len(line) < 400, line
+    assert not (tmp_path / "out").exists()

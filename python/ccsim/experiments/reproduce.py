@@ -4,12 +4,15 @@ write the report."""
 from __future__ import annotations
 
 import html
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from .. import results, sweep
+from ..scenario import int_text
+from ..sweep import MAX_RUNS
 from .catalogue import BY_ID, CATALOGUE, Experiment
 from .claims import ClaimResult, Data, evaluate
 
@@ -18,8 +21,9 @@ def resolve(ids: Sequence[str]) -> list[Experiment]:
     """The entries to run for `ids`, with what they depend on, in catalogue order."""
     unknown = [i for i in ids if i not in BY_ID]
     if unknown:
+        name = unknown[0] if len(unknown[0]) <= 60 else unknown[0][:40] + f"... ({len(unknown[0])} characters)"
         raise KeyError(
-            f"unknown experiment {unknown[0]!r}; accepted: {', '.join(e.id for e in CATALOGUE)} (or --all)"
+            f"unknown experiment {name!r}; accepted: {', '.join(e.id for e in CATALOGUE)} (or --all)"
         )
     want: set[str] = set()
     stack = list(ids)
@@ -32,6 +36,20 @@ def resolve(ids: Sequence[str]) -> list[Experiment]:
         if e.runs_from:
             stack.append(e.runs_from)
     return [e for e in CATALOGUE if e.id in want]
+
+
+def check_runs(entries: Sequence[Experiment], *, quick: bool, runs: int | None) -> None:
+    """ValueError if the entries would expand to more than MAX_RUNS runs (checked
+    before any run spec is made: a huge ``runs`` would otherwise take all memory)."""
+    total = 0
+    for e in entries:
+        if e.runs_from:
+            continue
+        v = e.quick if quick else e.full
+        total += math.prod(len(values[1]) for values in v.sweep.values()) * (runs if runs is not None else v.runs)
+    if total > MAX_RUNS:
+        raise ValueError(f"--runs: {int_text(runs or 0)} runs per point make {int_text(total)} runs; "
+                         f"accepted: at most {MAX_RUNS} runs")
 
 
 @dataclass
@@ -79,6 +97,7 @@ def reproduce(
     t0 = time.perf_counter()
     out = Path(out)
     entries = resolve(list(ids))  # validates the ids first
+    check_runs(entries, quick=quick, runs=runs)
     requested = [BY_ID[i] for i in dict.fromkeys(ids)]
     specs_by: dict[str, list[sweep.RunSpec]] = {e.id: e.specs(quick=quick, runs=runs) for e in entries}
     all_specs = [s for e in entries for s in specs_by[e.id]]
