@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import tomllib
+from collections import abc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -520,19 +521,21 @@ def _too_deep(where: str) -> str:
             "levels of tables and arrays")
 
 
+def _is_table_or_array(value: Any) -> bool:
+    kind = type(value)
+    return kind is dict or kind is list or kind is tuple or isinstance(value, abc.Mapping)
+
+
 def _check_depth(value: Any, where: list[str | int]) -> None:
     """ScenarioError if ``value``, at path ``where`` of a scenario, is a table or array more
     than MAX_DEPTH levels below the top (the recursion stops there, so a cycle is reported too)."""
-    if isinstance(value, Mapping):
-        items: Any = value.items()
-    elif isinstance(value, (list, tuple)):
-        items = enumerate(value)
-    else:
+    if not _is_table_or_array(value):
         return
     if len(where) > MAX_DEPTH:
         raise ScenarioError(_too_deep(_deep_path(where)))
+    items = enumerate(value) if type(value) in (list, tuple) else value.items()
     for key, item in items:
-        if isinstance(item, (Mapping, list, tuple)):
+        if _is_table_or_array(item):
             _check_depth(item, [*where, key])
 
 
@@ -578,13 +581,8 @@ def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
     stand_ins: dict[str, tuple[str, str]] = {}
 
     def enc(value: Any, where: list[str | int]) -> Any:
-        if isinstance(value, (Mapping, list, tuple)) and len(where) > MAX_DEPTH:
-            raise ScenarioError(_too_deep(_deep_path(where)))
-        if isinstance(value, Mapping):
-            return {str(k): enc(v, [*where, str(k)]) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [enc(v, [*where, i]) for i, v in enumerate(value)]
-        if isinstance(value, bool) or value is None:
+        kind = type(value)
+        if kind is bool or value is None:
             return value
         if isinstance(value, str):
             try:
@@ -595,6 +593,12 @@ def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
                     "accepted: a string of Unicode characters"
                 ) from None
             return value
+        if _is_table_or_array(value) and len(where) > MAX_DEPTH:
+            raise ScenarioError(_too_deep(_deep_path(where)))
+        if kind is list or kind is tuple:
+            return [enc(v, [*where, i]) for i, v in enumerate(value)]
+        if isinstance(value, abc.Mapping):
+            return {str(k): enc(v, [*where, str(k)]) for k, v in value.items()}
         if isinstance(value, int):
             if _HUGE_NEG <= value <= _HUGE:
                 return value
