@@ -285,7 +285,7 @@ class Scenario:
         else:
             raise ScenarioError(
                 f"{_format_path(walked)}: cannot set '{last}' inside a {type(node).__name__} "
-                f"(path '{path}')"
+                f"(path '{_cut(path)}')"
             )
         return new
 
@@ -470,24 +470,33 @@ def _format_path(keys: list[str | int]) -> str:
 _PATH_TOKEN = re.compile(r"\[(\d+)\]")
 
 
+def _cut(text: object, limit: int = 60) -> str:
+    """``text`` cut short for a message."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit - 20]}... ({len(text)} characters)"
+
+
 def _split_path(path: str) -> list[str | int]:
     if not isinstance(path, str) or not path.strip():
-        raise ScenarioError(f"field path must be a non-empty string; got {path!r}")
+        raise ScenarioError(f"field path must be a non-empty string; got {_short_repr(path)}")
     dotted = _PATH_TOKEN.sub(r".\1", path.strip())
     parts = dotted.split(".")
     if any(p == "" for p in parts):
-        raise ScenarioError(f"malformed field path '{path}'")
+        raise ScenarioError(f"malformed field path '{_cut(path)}'")
+    for p in parts:
+        if p.isdigit() and len(p) > 18:
+            raise ScenarioError(f"field path '{_cut(path)}': index {_cut(p)} is out of range")
     return [int(p) if p.isdigit() else p for p in parts]
 
 
 def _index(node: list, key: str | int, walked: list[str | int], path: str) -> int:
     if not isinstance(key, int):
         raise ScenarioError(
-            f"{_format_path(walked)}: is a list, expected an index instead of '{key}' (path '{path}')"
+            f"{_format_path(walked)}: is a list, expected an index instead of '{key}' (path '{_cut(path)}')"
         )
     if key >= len(node):
         raise ScenarioError(
-            f"{_format_path(walked)}: has {len(node)} entries, no index {key} (path '{path}')"
+            f"{_format_path(walked)}: has {len(node)} entries, no index {key} (path '{_cut(path)}')"
         )
     return key
 
@@ -504,7 +513,7 @@ def _step(node: Any, key: str | int, walked: list[str | int], path: str, *, crea
         return node[skey]
     raise ScenarioError(
         f"{_format_path(walked)}: is a {type(node).__name__}, cannot descend into '{key}' "
-        f"(path '{path}')"
+        f"(path '{_cut(path)}')"
     )
 
 
