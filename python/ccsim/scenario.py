@@ -233,7 +233,7 @@ class Scenario:
     def _append_flow(self, flow: dict[str, Any]) -> Scenario:
         flows = self._data.setdefault("flows", [])
         if not isinstance(flows, list):
-            raise ScenarioError(f"flows: expected an array of tables; got {flows!r}")
+            raise ScenarioError(f"flows: expected an array of tables; got {_short_repr(flows)}")
         flows.append(flow)
         return self
 
@@ -245,7 +245,7 @@ class Scenario:
     def _table(self, name: str) -> dict[str, Any]:
         table = self._data.setdefault(name, {})
         if not isinstance(table, dict):
-            raise ScenarioError(f"{name}: expected a table; got {table!r}")
+            raise ScenarioError(f"{name}: expected a table; got {_short_repr(table)}")
         return table
 
     # -- derived copies --------------------------------------------------------------
@@ -522,7 +522,12 @@ def _step(node: Any, key: str | int, walked: list[str | int], path: str, *, crea
 
 def _deep_path(keys: list[str | int]) -> str:
     """A path into deep nesting, cut after 6 steps."""
-    return _format_path(keys[:6]) + ("..." if len(keys) > 6 else "")
+    return _path_text(keys[:6]) + ("..." if len(keys) > 6 else "")
+
+
+def _path_text(keys: list[str | int]) -> str:
+    """A path for a message (cut short if a key is very long)."""
+    return _cut(_format_path(keys), 100)
 
 
 def _too_deep(where: str) -> str:
@@ -598,7 +603,7 @@ def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
                 value.encode("utf-8")
             except UnicodeEncodeError as exc:
                 raise ScenarioError(
-                    f"{_format_path(where)}: not Unicode text (a lone surrogate at character {exc.start}); "
+                    f"{_path_text(where)}: not Unicode text (a lone surrogate at character {exc.start}); "
                     "accepted: a string of Unicode characters"
                 ) from None
             return value
@@ -626,7 +631,7 @@ def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
         if hasattr(value, "item") and callable(value.item):
             return enc(value.item(), where)
         raise ScenarioError(
-            f"{_format_path(where)}: unsupported value of type {type(value).__name__}; got {_short_repr(value)}"
+            f"{_path_text(where)}: unsupported value of type {type(value).__name__}; got {_short_repr(value)}"
         )
 
     data = enc(data, [])

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from . import _core, store
-from .scenario import MAX_SEED, PathLike, Scenario, ScenarioError, _check_depth, _cut, _split_path, int_text
+from .scenario import MAX_SEED, PathLike, Scenario, ScenarioError, _check_depth, _cut, _short_repr, _split_path, int_text
 from .scenario import load as _load_scenario
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -159,11 +159,11 @@ def _key(normalized: Any, seed: int, timeseries: bool) -> str:
 
 def _as_seed(seed: Any, where: str) -> int:
     if isinstance(seed, bool):
-        raise ScenarioError(f"{where}: expected a non-negative integer; got {seed!r}")
+        raise ScenarioError(f"{where}: expected a non-negative integer; got {_short_repr(seed)}")
     try:
         value = operator.index(seed)
     except TypeError:
-        raise ScenarioError(f"{where}: expected a non-negative integer; got {seed!r}") from None
+        raise ScenarioError(f"{where}: expected a non-negative integer; got {_short_repr(seed)}") from None
     if not 0 <= value <= MAX_SEED:
         raise ScenarioError(f"{where}: {int_text(value)} is out of range; accepted: an integer in [0, {MAX_SEED}]")
     return value
@@ -312,7 +312,7 @@ def _check_sweep(base: Scenario, sweep: Any, fail: Callable[[str], ScenarioError
     if sweep is None:
         sweep = {}
     if not isinstance(sweep, Mapping):
-        raise fail(f"sweep: expected a table of parameter paths and value lists; got {sweep!r}")
+        raise fail(f"sweep: expected a table of parameter paths and value lists; got {_short_repr(sweep)}")
     data = base.to_dict()
     paths: list[str] = []
     values: list[list[Any]] = []
