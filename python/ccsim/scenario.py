@@ -537,7 +537,11 @@ def _too_deep(where: str) -> str:
 
 def _is_table_or_array(value: Any) -> bool:
     kind = type(value)
-    return kind is dict or kind is list or kind is tuple or isinstance(value, abc.Mapping)
+    if kind is dict or kind is list or kind is tuple:
+        return True
+    if kind is str or kind is int or kind is float or kind is bool:
+        return False
+    return isinstance(value, (abc.Mapping, list, tuple))
 
 
 def _check_depth(value: Any, where: list[str | int]) -> None:
@@ -547,7 +551,7 @@ def _check_depth(value: Any, where: list[str | int]) -> None:
         return
     if len(where) > MAX_DEPTH:
         raise ScenarioError(_too_deep(_deep_path(where)))
-    items = enumerate(value) if type(value) in (list, tuple) else value.items()
+    items = enumerate(value) if isinstance(value, (list, tuple)) else value.items()
     for key, item in items:
         if _is_table_or_array(item):
             _check_depth(item, [*where, key])
@@ -609,7 +613,7 @@ def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
             return value
         if _is_table_or_array(value) and len(where) > MAX_DEPTH:
             raise ScenarioError(_too_deep(_deep_path(where)))
-        if kind is list or kind is tuple:
+        if isinstance(value, (list, tuple)):
             return [enc(v, [*where, i]) for i, v in enumerate(value)]
         if isinstance(value, abc.Mapping):
             return {str(k): enc(v, [*where, str(k)]) for k, v in value.items()}

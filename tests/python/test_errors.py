@@ -254,6 +254,11 @@ INPUT_CASES = [
     InputCase("nested-1000-arrays", f"x = {_nested(1000)}\n" + SCENARIO, ("x", *DEPTH)),
     InputCase("nested-1000-inline-tables", f"x = {_nested(1000, '{a = 1}', '{a = ', '}')}\n" + SCENARIO,
               ("x", *DEPTH)),
+    InputCase("nested-1000-after-brackets-in-strings-and-comments",
+              _with(SCENARIO, 'duration = "3s"',
+                    'duration = "3s"  # [[[[\nname = "[[[[{{"\ndescription = """\n[[[[ ]]]] {{{{\n"""')
+              + '\n[[flows]]\ncc = "bbr"\nparams = { beta = ' + _nested(1000) + " }\n",
+              ("flows[1].params", *DEPTH)),
     InputCase("nested-200-arrays", f"x = {_nested(200)}\n" + SCENARIO, ("x[0][0][0][0][0]...", *DEPTH)),
     InputCase("nested-130-in-params", SCENARIO + f"params = {{ beta = {_nested(130)} }}\n",
               ("flows[0].params.beta[0][0]...", *DEPTH)),
