@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from . import _core
-from .scenario import MAX_SEED, Scenario, ScenarioError, int_text, load
+from .scenario import MAX_SEED, Scenario, ScenarioError, _short_repr, int_text, load
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -111,11 +111,11 @@ class CcsimWarning(UserWarning):
 def as_seed(seed: object) -> int:
     """``seed`` as an int, or :class:`ScenarioError` if it is not an integer (bools included)."""
     if isinstance(seed, bool):
-        raise ScenarioError(f"seed: expected an integer; got {seed!r}")
+        raise ScenarioError(f"seed: expected an integer; got {_short_repr(seed)}")
     try:
         return operator.index(seed)
     except TypeError:
-        raise ScenarioError(f"seed: expected an integer; got {seed!r}") from None
+        raise ScenarioError(f"seed: expected an integer; got {_short_repr(seed)}") from None
 
 
 def _as_scenario(scenario: ScenarioLike) -> Scenario:

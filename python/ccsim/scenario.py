@@ -233,7 +233,7 @@ class Scenario:
     def _append_flow(self, flow: dict[str, Any]) -> Scenario:
         flows = self._data.setdefault("flows", [])
         if not isinstance(flows, list):
-            raise ScenarioError(f"flows: expected an array of tables; got {flows!r}")
+            raise ScenarioError(f"flows: expected an array of tables; got {_short_repr(flows)}")
         flows.append(flow)
         return self
 
@@ -245,7 +245,7 @@ class Scenario:
     def _table(self, name: str) -> dict[str, Any]:
         table = self._data.setdefault(name, {})
         if not isinstance(table, dict):
-            raise ScenarioError(f"{name}: expected a table; got {table!r}")
+            raise ScenarioError(f"{name}: expected a table; got {_short_repr(table)}")
         return table
 
     # -- derived copies --------------------------------------------------------------
@@ -285,7 +285,7 @@ class Scenario:
         else:
             raise ScenarioError(
                 f"{_format_path(walked)}: cannot set '{last}' inside a {type(node).__name__} "
-                f"(path '{path}')"
+                f"(path '{_cut(path)}')"
             )
         return new
 
@@ -470,24 +470,33 @@ def _format_path(keys: list[str | int]) -> str:
 _PATH_TOKEN = re.compile(r"\[(\d+)\]")
 
 
+def _cut(text: object, limit: int = 60) -> str:
+    """``text`` cut short for a message."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit - 20]}... ({len(text)} characters)"
+
+
 def _split_path(path: str) -> list[str | int]:
     if not isinstance(path, str) or not path.strip():
-        raise ScenarioError(f"field path must be a non-empty string; got {path!r}")
+        raise ScenarioError(f"field path must be a non-empty string; got {_short_repr(path)}")
     dotted = _PATH_TOKEN.sub(r".\1", path.strip())
     parts = dotted.split(".")
     if any(p == "" for p in parts):
-        raise ScenarioError(f"malformed field path '{path}'")
+        raise ScenarioError(f"malformed field path '{_cut(path)}'")
+    for p in parts:
+        if p.isdigit() and len(p) > 18:
+            raise ScenarioError(f"field path '{_cut(path)}': index {_cut(p)} is out of range")
     return [int(p) if p.isdigit() else p for p in parts]
 
 
 def _index(node: list, key: str | int, walked: list[str | int], path: str) -> int:
     if not isinstance(key, int):
         raise ScenarioError(
-            f"{_format_path(walked)}: is a list, expected an index instead of '{key}' (path '{path}')"
+            f"{_format_path(walked)}: is a list, expected an index instead of '{key}' (path '{_cut(path)}')"
         )
     if key >= len(node):
         raise ScenarioError(
-            f"{_format_path(walked)}: has {len(node)} entries, no index {key} (path '{path}')"
+            f"{_format_path(walked)}: has {len(node)} entries, no index {key} (path '{_cut(path)}')"
         )
     return key
 
@@ -504,7 +513,7 @@ def _step(node: Any, key: str | int, walked: list[str | int], path: str, *, crea
         return node[skey]
     raise ScenarioError(
         f"{_format_path(walked)}: is a {type(node).__name__}, cannot descend into '{key}' "
-        f"(path '{path}')"
+        f"(path '{_cut(path)}')"
     )
 
 
@@ -513,7 +522,12 @@ def _step(node: Any, key: str | int, walked: list[str | int], path: str, *, crea
 
 def _deep_path(keys: list[str | int]) -> str:
     """A path into deep nesting, cut after 6 steps."""
-    return _format_path(keys[:6]) + ("..." if len(keys) > 6 else "")
+    return _path_text(keys[:6]) + ("..." if len(keys) > 6 else "")
+
+
+def _path_text(keys: list[str | int]) -> str:
+    """A path for a message (cut short if a key is very long)."""
+    return _cut(_format_path(keys), 100)
 
 
 def _too_deep(where: str) -> str:
@@ -523,7 +537,11 @@ def _too_deep(where: str) -> str:
 
 def _is_table_or_array(value: Any) -> bool:
     kind = type(value)
-    return kind is dict or kind is list or kind is tuple or isinstance(value, abc.Mapping)
+    if kind is dict or kind is list or kind is tuple:
+        return True
+    if kind is str or kind is int or kind is float or kind is bool:
+        return False
+    return isinstance(value, (abc.Mapping, list, tuple))
 
 
 def _check_depth(value: Any, where: list[str | int]) -> None:
@@ -533,7 +551,7 @@ def _check_depth(value: Any, where: list[str | int]) -> None:
         return
     if len(where) > MAX_DEPTH:
         raise ScenarioError(_too_deep(_deep_path(where)))
-    items = enumerate(value) if type(value) in (list, tuple) else value.items()
+    items = enumerate(value) if isinstance(value, (list, tuple)) else value.items()
     for key, item in items:
         if _is_table_or_array(item):
             _check_depth(item, [*where, key])
@@ -589,13 +607,13 @@ def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
                 value.encode("utf-8")
             except UnicodeEncodeError as exc:
                 raise ScenarioError(
-                    f"{_format_path(where)}: not Unicode text (a lone surrogate at character {exc.start}); "
+                    f"{_path_text(where)}: not Unicode text (a lone surrogate at character {exc.start}); "
                     "accepted: a string of Unicode characters"
                 ) from None
             return value
         if _is_table_or_array(value) and len(where) > MAX_DEPTH:
             raise ScenarioError(_too_deep(_deep_path(where)))
-        if kind is list or kind is tuple:
+        if isinstance(value, (list, tuple)):
             return [enc(v, [*where, i]) for i, v in enumerate(value)]
         if isinstance(value, abc.Mapping):
             return {str(k): enc(v, [*where, str(k)]) for k, v in value.items()}
@@ -617,7 +635,7 @@ def _encode(data: Mapping[str, Any]) -> tuple[str, dict[str, tuple[str, str]]]:
         if hasattr(value, "item") and callable(value.item):
             return enc(value.item(), where)
         raise ScenarioError(
-            f"{_format_path(where)}: unsupported value of type {type(value).__name__}; got {_short_repr(value)}"
+            f"{_path_text(where)}: unsupported value of type {type(value).__name__}; got {_short_repr(value)}"
         )
 
     data = enc(data, [])

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from . import _core, store
-from .scenario import MAX_SEED, PathLike, Scenario, ScenarioError, _check_depth, _split_path, int_text
+from .scenario import MAX_SEED, PathLike, Scenario, ScenarioError, _check_depth, _cut, _short_repr, _split_path, int_text
 from .scenario import load as _load_scenario
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -159,11 +159,11 @@ def _key(normalized: Any, seed: int, timeseries: bool) -> str:
 
 def _as_seed(seed: Any, where: str) -> int:
     if isinstance(seed, bool):
-        raise ScenarioError(f"{where}: expected a non-negative integer; got {seed!r}")
+        raise ScenarioError(f"{where}: expected a non-negative integer; got {_short_repr(seed)}")
     try:
         value = operator.index(seed)
     except TypeError:
-        raise ScenarioError(f"{where}: expected a non-negative integer; got {seed!r}") from None
+        raise ScenarioError(f"{where}: expected a non-negative integer; got {_short_repr(seed)}") from None
     if not 0 <= value <= MAX_SEED:
         raise ScenarioError(f"{where}: {int_text(value)} is out of range; accepted: an integer in [0, {MAX_SEED}]")
     return value
@@ -270,7 +270,7 @@ def expand(
             try:
                 sc = sc.replace(path, value)
             except ScenarioError as exc:  # pragma: no cover - paths are checked above
-                raise fail(f"sweep.{path}: {exc}") from None
+                raise fail(f"sweep.{_cut(path)}: {exc}") from None
         data = sc.to_dict()
         data.pop("seed", None)
         try:
@@ -312,14 +312,14 @@ def _check_sweep(base: Scenario, sweep: Any, fail: Callable[[str], ScenarioError
     if sweep is None:
         sweep = {}
     if not isinstance(sweep, Mapping):
-        raise fail(f"sweep: expected a table of parameter paths and value lists; got {sweep!r}")
+        raise fail(f"sweep: expected a table of parameter paths and value lists; got {_short_repr(sweep)}")
     data = base.to_dict()
     paths: list[str] = []
     values: list[list[Any]] = []
     for path, vals in sweep.items():
         if not isinstance(path, str) or not path.strip():
-            raise fail(f"sweep: parameter paths must be non-empty strings; got {path!r}")
-        where = f"sweep.{path}"
+            raise fail(f"sweep: parameter paths must be non-empty strings; got {_cut(repr(path))}")
+        where = f"sweep.{_cut(path)}"
         try:
             _check_depth(vals, ["sweep", path])
         except ScenarioError as exc:
@@ -356,10 +356,10 @@ def _check_path(data: Any, path: str, where: str, fail: Callable[[str], Scenario
         last = i == len(keys) - 1
         if isinstance(node, list):
             if not isinstance(key, int):
-                raise fail(f"{where}: '{'.'.join(walked)}' is a list; expected an index instead of '{key}'")
+                raise fail(f"{where}: '{_cut('.'.join(walked))}' is a list; expected an index instead of '{_cut(key)}'")
             if key >= len(node):
                 raise fail(
-                    f"{where}: index {key} out of range: '{'.'.join(walked)}' has {len(node)} "
+                    f"{where}: index {key} out of range: '{_cut('.'.join(walked))}' has {len(node)} "
                     f"entr{'y' if len(node) == 1 else 'ies'}"
                 )
             node = node[key]
@@ -371,14 +371,14 @@ def _check_path(data: Any, path: str, where: str, fail: Callable[[str], Scenario
                 # A missing table is created by replace(); a missing list (e.g. flows) is not.
                 nxt = keys[i + 1]
                 if isinstance(nxt, int):
-                    raise fail(f"{where}: index {nxt} out of range: the scenario has no '{'.'.join(walked + [name])}'")
+                    raise fail(f"{where}: index {nxt} out of range: the scenario has no '{_cut('.'.join(walked + [name]))}'")
                 return
             node = node[name]
         else:
             kind = {bool: "boolean", int: "integer", float: "number", str: "string"}.get(
                 type(node), type(node).__name__)
             raise fail(
-                f"{where}: cannot set '{key}' inside '{'.'.join(walked)}', which is a "
+                f"{where}: cannot set '{_cut(key)}' inside '{_cut('.'.join(walked))}', which is a "
                 f"{kind} ({_short(node)})"
             )
         walked.append(str(key))

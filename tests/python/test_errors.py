@@ -254,6 +254,11 @@ INPUT_CASES = [
     InputCase("nested-1000-arrays", f"x = {_nested(1000)}\n" + SCENARIO, ("x", *DEPTH)),
     InputCase("nested-1000-inline-tables", f"x = {_nested(1000, '{a = 1}', '{a = ', '}')}\n" + SCENARIO,
               ("x", *DEPTH)),
+    InputCase("nested-1000-after-brackets-in-strings-and-comments",
+              _with(SCENARIO, 'duration = "3s"',
+                    'duration = "3s"  # [[[[\nname = "[[[[{{"\ndescription = """\n[[[[ ]]]] {{{{\n"""')
+              + '\n[[flows]]\ncc = "bbr"\nparams = { beta = ' + _nested(1000) + " }\n",
+              ("flows[1].params", *DEPTH)),
     InputCase("nested-200-arrays", f"x = {_nested(200)}\n" + SCENARIO, ("x[0][0][0][0][0]...", *DEPTH)),
     InputCase("nested-130-in-params", SCENARIO + f"params = {{ beta = {_nested(130)} }}\n",
               ("flows[0].params.beta[0][0]...", *DEPTH)),
@@ -306,6 +311,16 @@ INPUT_CASES = [
               ('flows[0].size: "1e30GB" is out of range;', "accepted: a size from 1B to 1000000GB")),
     InputCase("stop-negative", SCENARIO + 'stop = "-1s"\n',
               ('flows[0].stop: "-1s" must be positive;', "accepted: a time after start")),
+    # long input is cut short in the message
+    InputCase("sweep-index-5000-digits", SWEEP + f'"flows.{"9" * 5000}.cc" = ["bbr"]\n',
+              ("sweep.flows.9999999999999999999999999999999999... (5009 characters): ",
+               "index 9999999999999999999999999999999999999999... (5000 characters) is out of range"), sweep=True),
+    InputCase("sweep-long-path", SWEEP + f'"flows.0.cc.{"k" * 3000}" = [1]\n',
+              ("sweep.flows.0.cc.kkkkkkkkkkkkkkkkkkkkkkkkkkkkk... (3011 characters): cannot set ",
+               "inside 'flows.0.cc', which is a string"), sweep=True),
+    InputCase("long-algorithm-name", _with(SCENARIO, 'cc = "cubic"', f'cc = "{"x" * 3000}"'),
+              ('flows[0].cc: unknown algorithm "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (3002 characters);',
+               "accepted: newreno, cubic, bbr, ")),
     InputCase("sweep-duration-1e9s", SWEEP.replace('"bottleneck.loss" = [0.0, 0.01]', 'duration = ["3s", "1e9s"]'),
               ('sweep: duration: "1e9s" is out of range;', "accepted: a time from 1ms to 1000000s"), sweep=True),
 ]

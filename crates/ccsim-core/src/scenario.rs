@@ -564,7 +564,7 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
             let ccv = t.require("cc", &format!("one of {}", cc::names().join(", ")))?;
             let cc_name = as_str(&t.p("cc"), ccv, &cc::names().join(", "))?;
             if cc::find(cc_name).is_none() {
-                return err(&t.p("cc"), format!("unknown algorithm \"{cc_name}\"; accepted: {}", cc::names().join(", ")));
+                return err(&t.p("cc"), format!("unknown algorithm {}; accepted: {}", show(ccv), cc::names().join(", ")));
             }
             fnorm.insert("cc".into(), Value::from(cc_name));
             (cc_name, Traffic::Tcp)
@@ -1394,6 +1394,8 @@ mod tests {
         assert_eq!(m, "name: expected a string, got [\"a\\nb\"]; accepted: a string");
         let m = reject(|v| v["bottleneck"]["a\nb: c"] = json!(1));
         assert!(m.starts_with("bottleneck.\"a\\nb: c\": unknown key; accepted keys here: "), "{m}");
+        let m = reject(|v| v["flows"][0]["cc"] = json!("x".repeat(500)));
+        assert!(m.starts_with(&format!("flows[0].cc: unknown algorithm \"{}... (502 characters); accepted: newreno, ", "x".repeat(59))), "{m}");
         let m = reject(|v| v["flows"][0]["params"] = json!({"x".repeat(500): 1}));
         assert!(m.starts_with(&format!("flows[0].params.\"{}... (502 characters): unknown parameter", "x".repeat(59))), "{m}");
     }
