@@ -458,6 +458,8 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
             "kernel_cc": send.get("kernel_cc", f.kernel_cc),
             "snd_mss": final.get("snd_mss"),
             "start_late_ms": max(0.0, (send.get("start_ns", epoch + f.start_ns) - epoch - f.start_ns) / 1e6),
+            # The dumbbell's node names, as `ccsim run` gives them.
+            "path": [f"sender{len(flows_out)}", "router", "receiver"],
         })
         per_flow_series.append((f, cum, samples))
     thr = [fl["throughput_mbps"] for fl in flows_out]
@@ -473,12 +475,23 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
         "total_throughput_mbps": sum(thr),
         "jain_index": (sum(thr) ** 2 / (len(thr) * s2)) if s2 > 0 else 1.0,
         "bottleneck": bottleneck,
+        # The emulated bottleneck is the one link direction the emulation measures.
+        "links": [_bottleneck_link(bottleneck)],
+        "warnings": [],
         "mode": "emulation",
         "ignored": p.ignored,
         "kernel": {"release": os.uname().release, "algorithms": kernel_algorithms()},
         "emulator": dict(stats["emulator"], flows=stats["flows"]),
     }
     return _json_safe(summary), _timeseries(p, epoch, per_flow_series, stats["queue_samples"])
+
+
+def _bottleneck_link(bn: dict[str, Any]) -> dict[str, Any]:
+    """The emulated bottleneck as an entry of `links` (the schema of `ccsim run --json`)."""
+    keys = ("rate_mbps", "delay_ms", "buffer_pkts", "buffer_bytes", "packets_in", "packets_out", "drops",
+            "random_losses", "utilization", "queue_mean_pkts", "queue_max_pkts", "queue_delay_mean_ms",
+            "queue_delay_p95_ms")
+    return {"id": "router->receiver", **{k: bn.get(k) for k in keys}}
 
 
 def _json_safe(value: Any) -> Any:
