@@ -34,12 +34,14 @@ def resolve(scenario_json: str) -> str:
 
 def run(
     scenario_json: str, seed: int | None = None
-) -> tuple[str, dict[str, list], dict[str, list]]:
-    """Run one simulation and return ``(summary_json, timeseries_columns, event_columns)``.
+) -> tuple[str, dict[str, list], dict[str, list], dict[str, list]]:
+    """Run one simulation and return ``(summary_json, timeseries_columns, event_columns,
+    link_queue_columns)``.
 
     ``seed``, when given, overrides the scenario's ``seed``.  ``summary_json``
     is one JSON object (``seed``, ``sim_seconds``, ``events``, ``wall_seconds``,
-    ``flows``, ``total_throughput_mbps``, ``jain_index``, ``bottleneck``).
+    ``flows``, ``total_throughput_mbps``, ``jain_index``, ``bottleneck`` (a dumbbell),
+    ``links`` (wired networks), ``warnings``).
     ``timeseries_columns`` maps each column name (``time_s``, ``flow``, ``cc``,
     ``delivery_rate_mbps`` (data (s)acked per interval), ``goodput_mbps``
     (cumulative-ACK advance per interval), ``bytes_acked``, ``cwnd_pkts``, ``srtt_ms``,
@@ -47,7 +49,9 @@ def run(
     ``queue_pkts``, ``queue_bytes``) to an equal-length list, one row per
     (sample time, flow); floats are NaN where an algorithm lacks the quantity.
     The third item holds the algorithm events: ``time_s``, ``flow``, ``cc``,
-    ``kind``, ``value``, ``value2``, one entry per event.
+    ``kind``, ``value``, ``value2``, one entry per event. The fourth holds the queue of
+    every link direction with a buffer (a rate and a finite limit), in long format:
+    ``time_s``, ``link`` (its id, e.g. ``"r1->r2"``), ``queue_pkts``, ``queue_bytes``.
 
     Raises ``ValueError`` exactly as :func:`validate` does.
     """

@@ -147,7 +147,7 @@ def cli() -> None:
               help="Random seed; overrides the scenario's seed.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, metavar="DIR",
-              help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet, links.parquet (wired networks) and {PLOT_FILENAME}.")
+              help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet, links.parquet and link_queues.parquet (wired networks) and {PLOT_FILENAME}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the run summary as one JSON object on stdout.")
 def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:
@@ -168,7 +168,7 @@ def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:
         if written is not None:
             names = ["summary.json", "flows.parquet", "timeseries.parquet", "cc_events.parquet"]
             if result.to_dict().get("links"):
-                names.append("links.parquet")
+                names += ["links.parquet", "link_queues.parquet"]
             click.echo(f"wrote {', '.join(names)} and {PLOT_FILENAME} to {written}")
     _print_warnings(result)
 
@@ -389,7 +389,7 @@ def _check_emulation(file: Path, seed: int | None) -> None:
 @click.option("--seed", type=int, default=None, metavar="N",
               help="Seed of the emulator's random losses; overrides the scenario's seed.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              metavar="DIR", help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet, links.parquet (wired networks) and {PLOT_FILENAME}.")
+              metavar="DIR", help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet, links.parquet and link_queues.parquet (wired networks) and {PLOT_FILENAME}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary as one JSON object on stdout (the schema of `ccsim run --json`).")
 def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:

@@ -69,6 +69,9 @@ TIMESERIES_COLUMNS: tuple[str, ...] = (
     "queue_bytes",
 )
 
+#: Link-queue columns (``Result.link_queues``), one row per (sample time, link direction).
+LINK_QUEUE_COLUMNS: tuple[str, ...] = ("time_s", "link", "queue_pkts", "queue_bytes")
+
 #: Algorithm-event columns (``Result.cc_events``), one row per event.
 EVENT_COLUMNS: tuple[str, ...] = ("time_s", "flow", "cc", "kind", "value", "value2")
 
@@ -95,10 +98,10 @@ def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
             raise ScenarioError(f"seed: {int_text(seed)} is out of range; accepted: an integer in [0, {MAX_SEED}]")
     payload = sc.to_json()
     try:
-        summary_json, columns, events = _core.run(payload, seed)
+        summary_json, columns, events, link_queues = _core.run(payload, seed)
     except ValueError as exc:
         raise sc._error(exc) from None
-    result = Result(json.loads(summary_json), columns, scenario=sc, events=events)
+    result = Result(json.loads(summary_json), columns, scenario=sc, events=events, link_queues=link_queues)
     for line in result.warnings:
         warnings.warn(line, CcsimWarning, stacklevel=2)
     return result
@@ -149,10 +152,12 @@ class Result:
         *,
         scenario: Scenario | None = None,
         events: Mapping[str, list] | None = None,
+        link_queues: Mapping[str, list] | None = None,
     ) -> None:
         self._summary: dict[str, Any] = copy.deepcopy(dict(summary))
         self._columns: dict[str, list] = dict(timeseries or {})
         self._events: dict[str, list] = dict(events or {c: [] for c in EVENT_COLUMNS})
+        self._link_queues: dict[str, list] = dict(link_queues or {c: [] for c in LINK_QUEUE_COLUMNS})
         #: The scenario that was run (as given, not normalised), if known.
         self.scenario = scenario
 
@@ -216,6 +221,22 @@ class Result:
         for col in ("rate_mbps", "queue_delay_mean_ms", "queue_delay_p95_ms"):
             if col in df.columns:
                 df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
+        return df
+
+    @cached_property
+    def link_queues(self) -> pd.DataFrame:
+        """The queue of every link direction with a buffer, every sample interval, in long
+        format (:data:`LINK_QUEUE_COLUMNS`): ``time_s``, ``link`` (categorical, e.g.
+        ``"r1->r2"``), ``queue_pkts`` and ``queue_bytes`` waiting (the packet in service not
+        counted). Empty for a wireless run."""
+        import pandas as pd
+
+        cols = {c: self._link_queues.get(c, []) for c in LINK_QUEUE_COLUMNS}
+        df = pd.DataFrame(cols)
+        df["time_s"] = df["time_s"].astype("float64")
+        df["link"] = pd.Categorical(df["link"])
+        for c in ("queue_pkts", "queue_bytes"):
+            df[c] = df[c].astype("int64")
         return df
 
     @cached_property
@@ -307,7 +328,7 @@ class Result:
 
     def to_parquet(self, directory: str | os.PathLike) -> Path:
         """Write ``summary.json``, ``flows.parquet``, ``timeseries.parquet``,
-        ``cc_events.parquet`` and (wired networks) ``links.parquet`` into ``directory``
+        ``cc_events.parquet`` and (wired networks) ``links.parquet`` and ``link_queues.parquet`` into ``directory``
         (created if needed) and return its path."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -317,6 +338,7 @@ class Result:
         self.cc_events.to_parquet(out / "cc_events.parquet", engine="pyarrow", index=False)
         if self._summary.get("links"):
             self.links.to_parquet(out / "links.parquet", engine="pyarrow", index=False)
+            self.link_queues.to_parquet(out / "link_queues.parquet", engine="pyarrow", index=False)
         return out
 
     def plot(self, path: str | os.PathLike | None = None) -> Figure:

@@ -114,3 +114,21 @@ def test_a_general_network_gives_the_same_result_in_another_process():
     for d in (here, other):
         d.pop("wall_seconds")
     assert here == other
+
+
+def test_link_queues_are_a_long_format_time_series_of_every_buffered_direction():
+    res = ccsim.run(EXAMPLES / "reverse_traffic.toml")
+    lq = res.link_queues
+    buffered = {"a->r1", "r1->a", "r1->r2", "r2->r1", "r2->b", "b->r2"}
+    assert set(lq["link"].astype(str)) == buffered
+    assert len(lq) == len(buffered) * 600  # 60 s at 100 ms
+    # Sampled, the queue's mean is the time-weighted mean the link reports.
+    links = res.links.set_index("id")
+    for lid in ("r1->r2", "r2->r1"):
+        sampled = lq.loc[lq["link"] == lid, "queue_pkts"].mean()
+        assert sampled == pytest.approx(links.loc[lid, "queue_mean_pkts"], rel=0.1)
+    # A dumbbell's only buffered direction is the bottleneck, the queue the flows' rows show.
+    d = ccsim.run(EXAMPLES / "cubic_pair.toml")
+    assert set(d.link_queues["link"].astype(str)) == {"router->receiver"}
+    ts = d.timeseries[d.timeseries["flow"] == 0]
+    assert d.link_queues["queue_pkts"].tolist() == ts["queue_pkts"].tolist()

@@ -227,10 +227,37 @@ impl EventLog {
     }
 }
 
+/// The queue of every link direction that has a buffer (a rate and a finite queue limit), in
+/// long format: one row per sample time and direction. `link` indexes `links`.
+#[derive(Debug, Clone, Default)]
+pub struct LinkSeries {
+    pub links: Vec<String>,
+    pub time_s: Vec<f64>,
+    pub link: Vec<u32>,
+    pub queue_pkts: Vec<u64>,
+    pub queue_bytes: Vec<u64>,
+}
+
+impl LinkSeries {
+    pub fn push(&mut self, t_s: f64, link: u32, queue_pkts: u64, queue_bytes: u64) {
+        self.time_s.push(t_s);
+        self.link.push(link);
+        self.queue_pkts.push(queue_pkts);
+        self.queue_bytes.push(queue_bytes);
+    }
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
+
 pub struct RunOutput {
     pub summary: Summary,
     pub timeseries: TimeSeries,
     pub events: EventLog,
+    pub link_series: LinkSeries,
 }
 
 impl Summary {

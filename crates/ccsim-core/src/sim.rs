@@ -5,7 +5,7 @@
 
 use crate::cc;
 use crate::event::{Event, EventQueue};
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSummary, RunOutput, Summary, TimeSeries};
+use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary, TimeSeries};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
 use crate::rng;
 use crate::scenario::{NetworkConfig, Scenario};
@@ -50,6 +50,10 @@ pub struct Sim {
     bn: Option<(u32, u32)>,
     sample_interval: Time,
     pub ts: TimeSeries,
+    /// The queues of the directions with a buffer, every sample interval.
+    pub link_series: LinkSeries,
+    /// Directions whose queue `link_series` records (their index in it is their position here).
+    buffered: Vec<u32>,
     /// Algorithm events (RTprop updates, forced expiry, ...).
     pub events: EventLog,
     pub event_count: u64,
@@ -82,6 +86,13 @@ impl Sim {
             NetworkConfig::Links { topology, paths, bdp_mss } => (topology::general::build(topology, paths, *bdp_mss, seed), None),
         };
         let topology::Built { net, routes } = built;
+        let buffered: Vec<u32> = (0..net.dirs.len() as u32)
+            .filter(|&d| {
+                let l = &net.dirs[d as usize].link;
+                l.rate_bps > 0 && l.limit != QueueLimit::Unlimited
+            })
+            .collect();
+        let buffered_ids: Vec<String> = buffered.iter().map(|&d| net.dirs[d as usize].id.clone()).collect();
         let mut flows = Vec::with_capacity(sc.flows.len());
         for ((i, fc), (fwd, rev)) in sc.flows.iter().enumerate().zip(routes) {
             let cc_rng = rng::flow_stream(seed, i, rng::stream::CC);
@@ -129,6 +140,8 @@ impl Sim {
             bn,
             sample_interval: sc.sample_interval,
             ts: TimeSeries::default(),
+            link_series: LinkSeries { links: buffered_ids, ..LinkSeries::default() },
+            buffered,
             events: EventLog::default(),
             event_count: 0,
             seed,
@@ -428,6 +441,10 @@ impl Sim {
             };
             self.ts.push_sender(t, i as u32, fl.cc_name, &fl.sender, &mut fl.last_sample, interval, qp as u32, qb);
         }
+        for (k, &d) in self.buffered.iter().enumerate() {
+            let (qp, qb) = self.net.dirs[d as usize].link.queue_at(self.now);
+            self.link_series.push(t, k as u32, qp, qb);
+        }
     }
 
     /// Conservation on every link: packets in = out + drops + still queued or on the wire.
@@ -648,6 +665,11 @@ impl Sim {
         for (fs, fc) in summary.flows.iter_mut().zip(&sc.flows) {
             fs.group = fc.group;
         }
-        RunOutput { summary, timeseries: std::mem::take(&mut self.ts), events: std::mem::take(&mut self.events) }
+        RunOutput {
+            summary,
+            timeseries: std::mem::take(&mut self.ts),
+            events: std::mem::take(&mut self.events),
+            link_series: std::mem::take(&mut self.link_series),
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Thin PyO3 bindings: scenario JSON in; summary JSON and time-series columns out. All
 //! validation and simulation happen in ccsim-core; ergonomics live in the Python package.
 
-use ccsim_core::metrics::{EventLog, TimeSeries};
+use ccsim_core::metrics::{EventLog, LinkSeries, TimeSeries};
 use ccsim_core::scenario::MAX_SEED;
 use ccsim_core::sim::Sim;
 use ccsim_core::time::SEC;
@@ -131,6 +131,16 @@ fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
+fn link_columns<'py>(py: Python<'py>, ls: &LinkSeries) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let names: Vec<&str> = ls.link.iter().map(|&k| ls.links[k as usize].as_str()).collect();
+    d.set_item("time_s", PyList::new(py, &ls.time_s)?)?;
+    d.set_item("link", PyList::new(py, names)?)?;
+    d.set_item("queue_pkts", PyList::new(py, &ls.queue_pkts)?)?;
+    d.set_item("queue_bytes", PyList::new(py, &ls.queue_bytes)?)?;
+    Ok(d)
+}
+
 fn event_columns<'py>(py: Python<'py>, ev: &EventLog) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("time_s", PyList::new(py, &ev.time_s)?)?;
@@ -154,12 +164,12 @@ fn in_chunks(py: Python<'_>, end: u64, mut run_until: impl FnMut(u64) + Send) ->
     Ok(())
 }
 
-/// Run one simulation. Returns (summary_json, time-series columns, event columns). The GIL is released while
+/// Run one simulation. Returns (summary_json, time-series columns, event columns, link-queue columns). The GIL is released while
 /// the simulation runs, in chunks of 1 s of simulated time; between chunks Ctrl-C is honoured.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None))]
 #[allow(clippy::type_complexity)]
-fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     guarded(|| {
         let sc = parse(scenario_json)?;
         if let Some(s) = seed {
@@ -170,14 +180,14 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
         let seed = seed.unwrap_or(sc.seed());
         let t0 = std::time::Instant::now();
         // Run in chunks of 1 s of simulated time, honouring Ctrl-C between chunks.
-        let (summary, ts, ev) = match &sc {
+        let (summary, ts, ev, ls) = match &sc {
             AnyScenario::Dumbbell(sc) => {
                 let mut sim = Sim::new(sc, seed);
                 let end = sim.end_time();
                 in_chunks(py, end, |t| sim.run_until(t))?;
                 sim.finish();
                 let out = sim.into_output(sc, t0.elapsed().as_secs_f64());
-                (out.summary.to_json(), out.timeseries, out.events)
+                (out.summary.to_json(), out.timeseries, out.events, out.link_series)
             }
             AnyScenario::Wireless(sc) => {
                 let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, seed);
@@ -187,12 +197,13 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
                 sim.finish();
                 let out = sim.output(t0.elapsed().as_secs_f64());
                 let summary = out.summary_json(sc.name.as_deref(), &sc.normalized["wireless"]).to_string();
-                (summary, std::mem::take(&mut sim.ts), std::mem::take(&mut sim.cc_events))
+                (summary, std::mem::take(&mut sim.ts), std::mem::take(&mut sim.cc_events), LinkSeries::default())
             }
         };
         let cols = columns(py, &ts)?;
         let ev = event_columns(py, &ev)?;
-        Ok((summary, cols, ev))
+        let ls = link_columns(py, &ls)?;
+        Ok((summary, cols, ev, ls))
     })
 }
 
