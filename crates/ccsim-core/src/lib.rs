@@ -4,26 +4,36 @@
 //! of nanoseconds; same-time events run in insertion order; every random stream is derived from
 //! the one scenario seed; the simulation reads no wall clock and iterates no hash map.
 //!
-//! Layers, from the bottom: [`time`] and [`units`] (integer time, rates, sizes), [`event`] (the
-//! event queue), [`rng`] (seeded streams), [`net`] (nodes, link directions, queues, loss,
-//! routes), [`topology`] (builders that turn a scenario into a network), [`tcp`] (sender,
-//! receiver, SACK, RTO, rate sampling), [`cc`] (the congestion-control trait and one file per
-//! algorithm), [`scenario`] (validated configuration), [`sim`] (the run loop) and [`metrics`]
-//! (what a run reports).
+//! Layers, from the bottom, each a folder with its own module comment:
+//! - [`engine`]: integer time, the event queue, seeded random streams;
+//! - [`net`]: nodes, link directions (serialisation, queue, propagation, loss), delay
+//!   segments and routes;
+//! - [`topology`]: builders that turn a scenario's network into the network model (the
+//!   dumbbell, `[[links]]`);
+//! - [`tcp`]: sender (SACK scoreboard, RFC 6675 and RACK loss detection, PRR, RTO, rate
+//!   sampling, pacing) and receiver;
+//! - [`cc`]: the congestion-control trait and one file per algorithm;
+//! - [`scenario`]: the validated configuration and its units;
+//! - [`sim`]: the run loop that ties them together;
+//! - [`output`]: what a run reports.
+//!
+//! [`wireless`] is the 802.11 line, still a run loop of its own.
+//! `docs/architecture.md` follows a packet through these layers.
 
 pub mod cc;
-pub mod event;
-pub mod metrics;
+pub mod engine;
 pub mod net;
-pub mod rng;
+pub mod output;
 pub mod scenario;
 pub mod sim;
-pub mod stats;
 pub mod tcp;
-pub mod time;
 pub mod topology;
-pub mod units;
 pub mod wireless;
+
+// The layers' modules under their short names, as the code uses them.
+pub use engine::{event, rng, time};
+pub use output::{metrics, stats};
+pub use scenario::units;
 
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::run;

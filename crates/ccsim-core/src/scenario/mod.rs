@@ -1,12 +1,17 @@
-//! The scenario: parsed from the JSON form of the TOML file and validated in one place.
-//! Every rejection names the field (as a path like `flows[0].cc`), the value, and what is
-//! accepted. Unknown keys are errors, so a typo never silently falls back to a default.
+//! The scenario: parsed from the JSON form of the TOML file and validated in one place, with
+//! every quantity's text converted by [`units`]. Every rejection names the field (as a path
+//! like `flows[0].cc`), the value, and what is accepted. Unknown keys are errors, so a typo
+//! never silently falls back to a default. A scenario describes its network as a `[bottleneck]`
+//! dumbbell, `[[links]]` or a `[wireless]` line; the topology builders turn the first two
+//! into the network model.
+
+pub mod units;
 
 use crate::cc::{self, Params};
 use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
 use crate::topology::general::{Buffer, DirSpec, LinkSpec, Topology};
-use crate::units::{self, Size, UnitError};
+use units::{Size, UnitError};
 use crate::wireless::dcf::{Host, WFlow, WFlowKind, WirelessConfig};
 use crate::wireless::phy::{profile, PROFILES};
 use serde_json::{Map, Value};
