@@ -120,7 +120,8 @@ def _silence_stdout() -> None:
     no_args_is_help=True,
 )
 @click.version_option(
-    version=__version__, prog_name="ccsim", message="%(prog)s %(version)s"
+    version=__version__, prog_name="ccsim",
+    message=f"%(prog)s %(version)s (simulation model version {_core.MODEL_VERSION})",
 )
 def cli() -> None:
     """ccsim: fast packet-level TCP congestion-control simulator."""

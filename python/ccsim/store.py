@@ -430,6 +430,7 @@ def _metadata(payload: Mapping[str, Any], table: str, renamed: Mapping[str, str]
         "tag_columns": [c for c, _, _ in payload["tags"]],
         "scenario": payload.get("normalized"),
         "ccsim_version": payload.get("version"),
+        "model_version": payload.get("model_version"),
     }
     return {META_KEY: json.dumps(meta, sort_keys=True).encode("utf-8")}
 

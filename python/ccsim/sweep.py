@@ -14,9 +14,9 @@ Three layers:
   DataFrame (:func:`ccsim.results.load`).
 
 A run is identified by :attr:`RunSpec.key`, a hash of the normalised scenario,
-the seed and the time-series flag; the experiment name is the partition it is
-stored in.  The key does not include the ccsim version: after changing the
-simulator, rerun with ``force=True``.
+the seed, the time-series flag and the simulation model version
+(``ccsim._core.MODEL_VERSION``, bumped by any engine change that alters results);
+the experiment name is the partition it is stored in.
 """
 
 from __future__ import annotations
@@ -120,7 +120,8 @@ class RunSpec:
 
     @property
     def key(self) -> str:
-        """sha256 of the canonical JSON of {normalised scenario, seed, timeseries}, 16 hex digits."""
+        """sha256 of the canonical JSON of {normalised scenario, seed, timeseries, model version},
+        16 hex digits."""
         cached = self.__dict__.get("_key")
         if cached is None:
             cached = _key(self._normalized, self.seed, self.timeseries)
@@ -152,7 +153,8 @@ def _key(normalized: Any, seed: int, timeseries: bool) -> str:
     import hashlib
 
     text = json.dumps(
-        {"scenario": normalized, "seed": seed, "timeseries": bool(timeseries)},
+        {"scenario": normalized, "seed": seed, "timeseries": bool(timeseries),
+         "model_version": _core.MODEL_VERSION},
         sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
@@ -608,6 +610,7 @@ class _Runner:
                 "traceback": result.get("traceback") or "",
                 "scenario": store.jsonable(spec.scenario),
                 "timeseries": spec.timeseries,
+                "model_version": _core.MODEL_VERSION,
             }
             store.atomic_write(runs_dir / f"{key}.error.json",
                                (json.dumps(record, indent=2, sort_keys=False) + "\n").encode("utf-8"))
@@ -702,6 +705,7 @@ def execute(
             "tags_json": store.jsonable(s.tags),
             "normalized": s._normalized,
             "version": version,
+            "model_version": _core.MODEL_VERSION,
         }
 
     todo: list[tuple[RunSpec, str, dict[str, Any]]] = []
