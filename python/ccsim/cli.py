@@ -509,7 +509,7 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
     from rich import box
     from rich.table import Table
 
-    from . import results
+    from . import results, store_check
 
     df = results.load(out, experiment, keys=report.keys, include_failed=True)
     # Combinations in sweep order, and the stored key of each of their runs.
@@ -555,6 +555,8 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
         soft_wrap=True,
     )
     console.print(table)
+    for line in store_check.summary_lines(report):
+        console.print(line, soft_wrap=True)
     for spec, error in report.failed[:5]:
         console.print(f"failed: run {spec.key} (seed {spec.seed}): {error}", soft_wrap=True)
     if len(report.failed) > 5:

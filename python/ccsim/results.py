@@ -20,13 +20,14 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from . import store
+from . import store, store_check
+from .store_check import DamagedRunError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["load", "load_cc_events", "load_timeseries", "query"]
+__all__ = ["DamagedRunError", "load", "load_cc_events", "load_timeseries", "query"]
 
 PathLike = str | os.PathLike
 
@@ -98,7 +99,9 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
 
     Views: ``runs`` (all runs, with the ``experiment`` column), ``timeseries``
     and ``cc_events`` (when any are stored) and ``failed`` (experiment, key,
-    seed, error of failed runs, when there are any)::
+    seed, error of failed runs, when there are any).  Every file is checked first
+    (:func:`ccsim.store_check.check_file`): a damaged one raises
+    :class:`DamagedRunError` naming it::
 
         ccsim.results.query("ccsim-runs/loss", '''
             SELECT bottleneck_loss, avg(total_throughput_mbps) AS mbps
@@ -117,6 +120,8 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
             files = store.run_files(root, table, e)
             if not files:
                 continue
+            for f in files:  # a damaged file is named, not a DuckDB error
+                _check(f)
             listing = ", ".join(_sql_str(str(f)) for f in files)
             selects.append(
                 f"SELECT {_sql_str(e)} AS experiment, * "
@@ -194,7 +199,6 @@ def _read(parts: list[tuple[str, list[Path]]], extra_tags: Sequence[dict] = ()) 
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
 
     order: list[str] = []
     tags: list[str] = []
@@ -202,9 +206,10 @@ def _read(parts: list[tuple[str, list[Path]]], extra_tags: Sequence[dict] = ()) 
     schemas = {}
     for _, files in parts:
         for f in files:
-            schema = pq.read_schema(f)
+            info = _check(f)
+            schema = info.schema
             schemas[f] = schema
-            for col in store.read_meta(schema).get("tag_columns") or []:
+            for col in info.meta.get("tag_columns") or []:
                 if col not in tags:
                     tags.append(col)
             for fld in schema:
@@ -343,6 +348,15 @@ def _load_extra(out: PathLike, experiment: str, key: str | None, keys: Iterable[
     t, tags = _read([(experiment, files)])
     df = t.to_pandas()
     return _sort(df, tags, ("seed", "key"))
+
+
+def _check(path: Path) -> store_check.FileInfo:
+    """:func:`ccsim.store_check.check_file`, its error saying what to do about the file."""
+    try:
+        return store_check.check_file(path)
+    except store_check.DamagedRunError as exc:
+        out = Path(path).parent.parent.parent
+        raise store_check.DamagedRunError(f"{exc}; {store_check.damaged_hint(out)}") from None
 
 
 def _sql_str(text: str) -> str:

@@ -16,7 +16,10 @@ Three layers:
 A run is identified by :attr:`RunSpec.key`, a hash of the normalised scenario,
 the seed, the time-series flag and the simulation model version
 (``ccsim._core.MODEL_VERSION``, bumped by any engine change that alters results);
-the experiment name is the partition it is stored in.
+the experiment name is the partition it is stored in.  Before deciding what is
+stored, :func:`execute` checks every stored file of the experiments it runs
+(:mod:`ccsim.store_check`): damaged files and runs of an older model version are
+moved aside, and rerun when they are part of the specs.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from . import _core, store
+from . import _core, store, store_check
 from .scenario import PathLike, Scenario, ScenarioError, _split_path
 from .scenario import load as _load_scenario
 
@@ -425,7 +428,10 @@ class ExecutionReport:
     ``(spec, one-line error)``); ``skipped`` already stored (or duplicates);
     ``keys`` the stored key of each spec, in order (normally ``spec.key``; for a
     spec without time series whose run is stored with time series, that run's
-    key); ``out`` the store directory.
+    key); ``out`` the store directory.  ``damaged``: ``(experiment, key)`` of the
+    stored runs found damaged and moved to ``out/damaged/``, of which
+    ``damaged_rerun`` were run again (the others are not among the specs);
+    ``older``: stored runs of an older model version moved to ``out/old-model/``.
     """
 
     total: int
@@ -435,6 +441,9 @@ class ExecutionReport:
     wall_seconds: float
     keys: list[str] = field(default_factory=list)
     out: Path | None = None
+    damaged: list[tuple[str, str]] = field(default_factory=list)
+    damaged_rerun: int = 0
+    older: int = 0
 
     @property
     def succeeded(self) -> int:
@@ -676,11 +685,14 @@ def execute(
             listing[(table, e)] = store.listdir(store.partition(out, table, e))
         return listing[(table, e)]
 
-    # Tag column kinds per experiment: over all specs given plus what is stored.
-    kinds: dict[str, dict[str, str]] = {}
     by_exp: dict[str, list[RunSpec]] = {}
     for s in specs:
         by_exp.setdefault(s.experiment, []).append(s)
+    # Check every stored file first: damaged ones and older model versions are moved aside.
+    scans = {e: store_check.scan(out, e, names) for e in by_exp}
+
+    # Tag column kinds per experiment: over all specs given plus what is stored.
+    kinds: dict[str, dict[str, str]] = {}
     for e, group in by_exp.items():
         seen: dict[str, list[str | None]] = {}
         for col, kind in store.existing_tag_kinds(out, e).items():
@@ -730,11 +742,18 @@ def execute(
             todo.append((s, twin, payload(s)))
             stored = key
         else:
-            _retag_if_needed(out, s, stored, payload, names)
+            _retag_if_needed(out, s, stored, payload, names, scans[s.experiment])
             skipped += 1
         keys.append(stored)
         seen_keys[(s.experiment, key)] = (s, stored)
 
+    damaged = [(e, key) for e, sc in scans.items() for key in dict.fromkeys(k for k, _, _ in sc.damaged)]
+    todo_keys = {(spec.experiment, k) for spec, twin, _ in todo for k in (spec.key, twin)}
+    moved = {
+        "damaged": damaged,
+        "damaged_rerun": sum((e, k) in todo_keys for e, k in damaged),
+        "older": sum(len(sc.older) for sc in scans.values()),
+    }
     prog = _progress(progress, description, len(specs), skipped) if todo else None
     task = prog.task_ids[0] if prog is not None else None
     runner = _Runner(out, prog, task)
@@ -747,7 +766,7 @@ def execute(
     except KeyboardInterrupt as exc:
         exc.report = ExecutionReport(  # type: ignore[attr-defined]
             total=len(specs), ran=runner.ran, skipped=skipped, failed=runner.failed,
-            wall_seconds=time.perf_counter() - t0, keys=keys, out=out,
+            wall_seconds=time.perf_counter() - t0, keys=keys, out=out, **moved,
         )
         raise
     finally:
@@ -755,7 +774,7 @@ def execute(
             prog.stop()
     return ExecutionReport(
         total=len(specs), ran=runner.ran, skipped=skipped, failed=runner.failed,
-        wall_seconds=time.perf_counter() - t0, keys=keys, out=out,
+        wall_seconds=time.perf_counter() - t0, keys=keys, out=out, **moved,
     )
 
 
@@ -773,15 +792,13 @@ def _stored_key(s: RunSpec, key: str, twin: str, names: Callable[[str, str], set
     return None
 
 
-def _retag_if_needed(out: Path, s: RunSpec, stored: str, payload: Callable, names) -> None:
+def _retag_if_needed(out: Path, s: RunSpec, stored: str, payload: Callable, names,
+                     scan: store_check.Scan) -> None:
     """Tags are not part of the key: when they changed, rewrite the stored files' tag columns."""
-    import pyarrow.parquet as pq
-
-    path = store.partition(out, "runs", s.experiment) / f"{stored}.parquet"
-    try:
-        meta = store.read_meta(pq.read_schema(path))
-    except Exception:  # noqa: BLE001
+    info = scan.files.get(("runs", stored))
+    if info is None:  # pragma: no cover - every stored runs file was checked by the scan
         return
+    meta = info.meta
     want = payload(s, stored)
     if meta.get("tags") == want["tags_json"] and meta.get("tag_columns") == [c for c, _, _ in want["tags"]]:
         return
@@ -1036,6 +1053,8 @@ def sweep(
     out = Path(out) if out is not None else Path(DEFAULT_ROOT) / experiment
     report = execute(specs, out, jobs=jobs, backend=backend, address=address, force=force,
                      progress=progress, description=experiment)
+    for line in store_check.summary_lines(report):
+        warnings.warn(line, UserWarning, stacklevel=2)
     if report.failed:
         spec, error = report.failed[0]
         warnings.warn(
