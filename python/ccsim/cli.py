@@ -497,7 +497,9 @@ def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
     except OSError as exc:
         target = exc.filename or out
         raise UserError(f"cannot write results to {target}: {exc.strerror or exc}") from None
-    _print_sweep_summary(file, specs, list(sweep_table), n_runs, report, out, experiment)
+    # The swept parameters' columns (expand's tags: one per [sweep] entry, then run and seed).
+    columns = [t for t in specs[0].tags if t not in ("run", "seed")] if specs else []
+    _print_sweep_summary(file, specs, columns, n_runs, report, out, experiment)
     if report.failed:
         part = store.partition(out, "runs", experiment)
         _fail(f"{len(report.failed)} of {report.total} runs failed; the errors are in {part}/*.error.json",

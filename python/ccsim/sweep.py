@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from . import _core, store, store_check
+from . import _core, store, store_check, sweep_table
 from .scenario import PathLike, Scenario, ScenarioError, _split_path
 from .scenario import load as _load_scenario
 
@@ -208,11 +208,14 @@ def expand(
     """The cartesian product of ``sweep`` x ``runs`` seeds, as a list of RunSpec.
 
     ``sweep`` maps dotted parameter paths (``"bottleneck.loss"``, ``"flows.0.cc"``,
-    ``"flows.1.params.beta"``) to non-empty lists of values; the product is taken
-    in the order given, the last path varying fastest, and for each combination
-    ``runs`` seeds ``seed0 .. seed0+runs-1`` (``seed0`` defaults to the base
-    scenario's seed, else 1).  Tags: ``{path: value}`` for each swept path plus
-    ``"run"`` (0-based index) and ``"seed"``.
+    ``"flows.1.params.beta"``) to non-empty lists of values, or column names to
+    ``{"path": ..., "values": [...], "format": "{}bdp"}`` (:mod:`ccsim.sweep_table`);
+    the product is taken in the order given, the last entry varying fastest, and for
+    each combination ``runs`` seeds ``seed0 .. seed0+runs-1`` (``seed0`` defaults to
+    the base scenario's seed, else 1).  Tags: ``{column: value}`` for each swept
+    parameter (the column names of :func:`ccsim.sweep_table.column_names`:
+    ``bottleneck.loss`` -> ``loss``, ``flows.0.cc`` -> ``cc``) plus ``"run"`` (0-based
+    index) and ``"seed"``.
 
     Every distinct combination is validated by the core before anything runs;
     problems raise :class:`ScenarioError` with one line, e.g.
@@ -252,7 +255,10 @@ def expand(
     except ScenarioError as exc:
         raise fail(str(exc)) from None
 
-    paths, values = _check_sweep(base_sc, sweep, fail)
+    entries = _check_sweep(base_sc, sweep, fail)
+    paths = [e.path for e in entries]
+    values = [e.values for e in entries]
+    columns = sweep_table.column_names(entries, fail)
     base_data = base_sc.to_dict()
     base_data.pop("seed", None)
     try:
@@ -264,7 +270,8 @@ def expand(
     specs: list[RunSpec] = []
     for combo in itertools.product(*values):
         sc = base_sc
-        for path, value in zip(paths, combo):
+        set_values = [e.scenario_value(v) for e, v in zip(entries, combo)]
+        for path, value in zip(paths, set_values):
             try:
                 sc = sc.replace(path, value)
             except ScenarioError as exc:  # pragma: no cover - paths are checked above
@@ -279,9 +286,9 @@ def expand(
             where_combo = ""
             if len(paths) > 1:
                 where_combo = " (in the combination " + ", ".join(
-                    f"{p} = {_show(v)}" for p, v in zip(paths, combo)) + ")"
+                    f"{p} = {_show(v)}" for p, v in zip(paths, set_values)) + ")"
             raise fail(f"sweep: {exc}{where_combo}") from None
-        combo_tags = dict(zip(paths, combo))
+        combo_tags = dict(zip(columns, combo))
         for i in range(runs):
             seed = seed0 + i
             scenario = dict(data)
@@ -304,18 +311,21 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-def _check_sweep(base: Scenario, sweep: Any, fail: Callable[[str], ScenarioError]):
+def _check_sweep(base: Scenario, sweep: Any,
+                 fail: Callable[[str], ScenarioError]) -> list[sweep_table.Entry]:
     if sweep is None:
         sweep = {}
     if not isinstance(sweep, Mapping):
         raise fail(f"sweep: expected a table of parameter paths and value lists; got {sweep!r}")
     data = base.to_dict()
-    paths: list[str] = []
-    values: list[list[Any]] = []
+    entries: list[sweep_table.Entry] = []
     for path, vals in sweep.items():
         if not isinstance(path, str) or not path.strip():
             raise fail(f"sweep: parameter paths must be non-empty strings; got {path!r}")
-        where = f"sweep.{path}"
+        key, fmt, named = path, None, sweep_table.is_entry(vals)
+        if named:
+            path, vals, fmt = sweep_table.named_entry(key, vals, fail)
+        where = f"sweep.{key}.values" if named else f"sweep.{path}"
         if isinstance(vals, (str, bytes, Mapping)) or not (
             isinstance(vals, (list, tuple, range)) or hasattr(vals, "tolist")
         ):
@@ -323,10 +333,11 @@ def _check_sweep(base: Scenario, sweep: Any, fail: Callable[[str], ScenarioError
         vals = _plain(list(vals) if not hasattr(vals, "tolist") else vals.tolist())
         if not isinstance(vals, list) or not vals:
             raise fail(f"{where}: expected a non-empty list of values; got {_short(vals)}")
-        _check_path(data, path, where, fail)
-        paths.append(path)
-        values.append(vals)
-    return paths, values
+        _check_path(data, path, f"sweep.{key}.path" if named else where, fail)
+        entry = sweep_table.Entry(key, path, vals, fmt, named)
+        sweep_table.check_format_values(entry, fail)
+        entries.append(entry)
+    return entries
 
 
 def _short(value: Any) -> str:
@@ -382,8 +393,10 @@ def load_sweep_file(path: PathLike) -> tuple[Scenario, dict, int]:
     The file is a scenario plus ``runs = N`` (default 1; at the top or inside
     ``[sweep]``) and a ``[sweep]`` table of parameter paths to value lists; dotted keys may be
     written bare (``bottleneck.loss = [0, 0.01]``) or quoted
-    (``"flows.0.cc" = ["cubic", "bbr"]``).  The base scenario is not validated
-    here (:func:`expand` validates every combination).
+    (``"flows.0.cc" = ["cubic", "bbr"]``); a column name may name its path
+    (``buffer_bdp = { path = "bottleneck.buffer", values = [1, 2], format = "{}bdp" }``,
+    :mod:`ccsim.sweep_table`).  The base scenario is not validated here
+    (:func:`expand` validates every combination).
     """
     sc = _load_scenario(path, validate=False)
     data = sc.to_dict()
@@ -406,11 +419,12 @@ def load_sweep_file(path: PathLike) -> tuple[Scenario, dict, int]:
 
 
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"bottleneck": {"loss": [...]}}`` -> ``{"bottleneck.loss": [...]}`` (TOML dotted keys)."""
+    """``{"bottleneck": {"loss": [...]}}`` -> ``{"bottleneck.loss": [...]}`` (TOML dotted keys);
+    named entries (``{"buffer_bdp": {"path": ..., "values": ...}}``) are kept as they are."""
     out: dict[str, Any] = {}
     for key, value in table.items():
         path = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(value, Mapping):
+        if isinstance(value, Mapping) and not sweep_table.is_entry(value):
             out.update(_flatten(value, path))
         else:
             out[path] = value
