@@ -121,7 +121,7 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
             if not files:
                 continue
             for f in files:  # a damaged file is named, not a DuckDB error
-                _check(f)
+                _check(f, schema=False)
             listing = ", ".join(_sql_str(str(f)) for f in files)
             selects.append(
                 f"SELECT {_sql_str(e)} AS experiment, * "
@@ -350,10 +350,10 @@ def _load_extra(out: PathLike, experiment: str, key: str | None, keys: Iterable[
     return _sort(df, tags, ("seed", "key"))
 
 
-def _check(path: Path) -> store_check.FileInfo:
+def _check(path: Path, schema: bool = True) -> store_check.FileInfo:
     """:func:`ccsim.store_check.check_file`, its error saying what to do about the file."""
     try:
-        return store_check.check_file(path)
+        return store_check.check_file(path, schema=schema)
     except store_check.DamagedRunError as exc:
         out = Path(path).parent.parent.parent
         raise store_check.DamagedRunError(f"{exc}; {store_check.damaged_hint(out)}") from None
