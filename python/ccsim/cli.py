@@ -578,25 +578,30 @@ def _mean(values: list[Any]) -> float | None:
 @cli.command("query")
 @click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
 @click.argument("sql", metavar="SQL")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "markdown"]), default="table",
+              show_default=True,
+              help="Output format. table: a table if it fits the terminal, else one block of "
+                   "'column: value' lines per row.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=1000, show_default=True, metavar="N",
               help="Rows shown in table format.")
 def query_cmd(directory: Path, sql: str, fmt: str, max_rows: int) -> None:
-    """Run SQL over the results stored in DIR (by ccsim sweep) and print the result.
+    """Run SQL (DuckDB) over the results stored in DIR and print the result.
 
-    Views: runs (one row per run and flow, with an experiment column),
-    timeseries and cc_events (runs stored with time series), failed.  Example:
+    DIR is a store written by ccsim sweep (default ccsim-runs/<file stem>) or
+    ccsim reproduce.  Views: runs (one row per run and flow: an experiment
+    column, a column per swept parameter, named after the last part of its
+    path, and the results), timeseries and cc_events (runs stored with
+    --timeseries), failed (runs that failed).  Example, after
+    `ccsim sweep examples/sweep_loss.toml`:
 
     \b
-        ccsim query ccsim-runs/loss "SELECT bottleneck_loss, avg(total_throughput_mbps)
-          FROM runs WHERE flow = 0 GROUP BY ALL ORDER BY ALL"
+        ccsim query ccsim-runs/sweep_loss "SELECT cc, loss, avg(throughput_mbps) FROM runs GROUP BY ALL ORDER BY ALL"
     """
     from . import results
 
     try:
         import duckdb
-    except ImportError:
+    except ImportError:  # a dependency of ccsim; missing only from a broken installation
         raise UserError("ccsim query needs DuckDB: pip install duckdb") from None
     try:
         df = results.query(directory, sql)
@@ -610,22 +615,58 @@ def query_cmd(directory: Path, sql: str, fmt: str, max_rows: int) -> None:
     if fmt == "json":
         click.echo(df.to_json(orient="records", date_format="iso"))
         return
+    if fmt == "markdown":
+        click.echo(_markdown(df), nl=False)
+        return
     from rich import box
+    from rich.measure import Measurement
     from rich.table import Table
 
+    shown = df.head(max_rows)
+    rows = [[_cell(v) for v in row] for row in shown.itertuples(index=False)]
+    names = [str(c) for c in df.columns]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False)
-    numeric = {c: df[c].dtype.kind in "iufb" for c in df.columns}
-    for col in df.columns:
-        table.add_column(str(col), justify="right" if numeric[col] else "left")
-    for row in df.head(max_rows).itertuples(index=False):
-        table.add_row(*(_cell(v) for v in row))
+    numeric = [df[c].dtype.kind in "iufb" for c in df.columns]
+    for name, num in zip(names, numeric):
+        table.add_column(name, justify="right" if num else "left", no_wrap=True)
+    for cells in rows:
+        table.add_row(*cells)
     console = _console()
-    console.print(table)
+    natural = Measurement.get(console, console.options.update_width(1_000_000), table).maximum
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else console.width
+    if natural <= width:
+        console.print(table)
+    else:  # too wide for the terminal: one block per row, every name and value in full
+        click.echo(_records(names, rows), nl=False)
     more = len(df) - max_rows
     note = f"{len(df)} row{'s' if len(df) != 1 else ''}"
     if more > 0:
         note += f" ({more} not shown; use --max-rows or --format csv)"
-    console.print(note)
+    click.echo(note)
+
+
+def _records(names: list[str], rows: list[list[str]]) -> str:
+    """Rows as blocks of ``column: value`` lines (for results wider than the terminal)."""
+    width = max((len(n) for n in names), default=0) + 1
+    out = []
+    for i, cells in enumerate(rows, 1):
+        out.append(f"-- row {i} --")
+        out += [f"{name + ':':<{width}} {cell}" for name, cell in zip(names, cells)]
+    return "\n".join(out) + "\n" if out else ""
+
+
+def _markdown(df: Any) -> str:
+    """A Markdown table (GitHub style) of every row."""
+    def esc(text: str) -> str:
+        return " ".join(text.splitlines()).replace("|", "\\|")
+
+    names = [esc(str(c)) for c in df.columns]
+    align = ["---:" if df[c].dtype.kind in "iufb" else "---" for c in df.columns]
+    lines = ["| " + " | ".join(names) + " |", "|" + "|".join(align) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(esc(_cell(v)) for v in row) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _cell(value: Any) -> str:
@@ -642,6 +683,8 @@ def _cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:.6g}"
+    if isinstance(value, str) and not value:
+        return '""'
     return str(value)
 
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from . import store, store_check
+from .scenario import ScenarioError
 from .store_check import DamagedRunError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,15 +99,17 @@ def load_cc_events(out: PathLike, experiment: str, key: str | None = None, *,
 def query(out: PathLike, sql: str) -> pd.DataFrame:
     """Run ``sql`` (DuckDB) over the stored files and return the result.
 
-    Views: ``runs`` (all runs, with the ``experiment`` column), ``timeseries``
-    and ``cc_events`` (when any are stored) and ``failed`` (experiment, key,
-    seed, error of failed runs, when there are any).  Every file is checked first
+    Views: ``runs`` (all runs, with the ``experiment`` column); ``timeseries`` and
+    ``cc_events`` when the store has any (runs stored with time series: ``ccsim sweep
+    --timeseries``; querying them in a store without raises :class:`ccsim.ScenarioError`
+    saying so); ``failed`` (experiment, key, seed, error of failed runs; no rows when
+    none failed).  The files of each view the SQL names are checked first
     (:func:`ccsim.store_check.check_file`): a damaged one raises
-    :class:`DamagedRunError` naming it::
+    :class:`DamagedRunError` naming it.  Example, after ``ccsim sweep
+    examples/sweep_loss.toml``::
 
-        ccsim.results.query("ccsim-runs/loss", '''
-            SELECT bottleneck_loss, avg(total_throughput_mbps) AS mbps
-            FROM runs WHERE flow = 0 GROUP BY ALL ORDER BY ALL''')
+        ccsim.results.query("ccsim-runs/sweep_loss",
+            "SELECT cc, loss, avg(throughput_mbps) FROM runs GROUP BY ALL ORDER BY ALL")
     """
     try:
         import duckdb
@@ -113,23 +117,30 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
         raise ImportError("queries need DuckDB: pip install duckdb") from None
     root = _root(out)
     con = duckdb.connect()
-    views = 0
+    try:  # names in the SQL are the views below, never this function's Python variables
+        con.execute("SET python_enable_replacements = false")
+    except duckdb.Error:  # pragma: no cover - DuckDB without the setting
+        pass
+    views: set[str] = set()
+    stored = False
     for table in store.TABLES:
+        parts = [(e, files) for e in store.experiments(root, table) if (files := store.run_files(root, table, e))]
+        stored = stored or bool(parts)
+        # Only the views the SQL names are made (DuckDB reads every file's footer to make one),
+        # after checking their files.
+        if not parts or re.search(rf"\b{table}\b", sql, re.IGNORECASE) is None:
+            continue
         selects = []
-        for e in store.experiments(root, table):
-            files = store.run_files(root, table, e)
-            if not files:
-                continue
-            for f in files:  # a damaged file is named, not a DuckDB error
+        for e, files in parts:
+            for f in files:
                 _check(f, schema=False)
             listing = ", ".join(_sql_str(str(f)) for f in files)
             selects.append(
                 f"SELECT {_sql_str(e)} AS experiment, * "
                 f"FROM read_parquet([{listing}], union_by_name = true, hive_partitioning = false)"
             )
-        if selects:
-            con.execute(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
-            views += 1
+        con.execute(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
+        views.add(table)
     failed = []
     for e in store.experiments(root, "runs"):
         have = {f.name for f in store.run_files(root, "runs", e)}
@@ -138,15 +149,31 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
             if f"{key}.parquet" not in have:
                 r = _read_error(path, e, key)
                 failed.append({"experiment": e, "key": key, "seed": r["seed"], "error": r["error"]})
+    if not stored and not failed:
+        raise FileNotFoundError(f"{root}: no stored runs (expected {root}/runs/experiment=NAME/KEY.parquet)")
     if failed:
         import pandas as pd
 
         con.register("_ccsim_failed", pd.DataFrame(failed))
         con.execute("CREATE VIEW failed AS SELECT * FROM _ccsim_failed")
-        views += 1
-    if not views:
-        raise FileNotFoundError(f"{root}: no stored runs (expected {root}/runs/experiment=NAME/KEY.parquet)")
-    return con.execute(sql).df()
+    else:
+        con.execute("CREATE VIEW failed AS SELECT CAST(NULL AS VARCHAR) AS experiment, CAST(NULL AS VARCHAR) AS key, "
+                    "CAST(NULL AS BIGINT) AS seed, CAST(NULL AS VARCHAR) AS error WHERE false")
+    try:
+        return con.execute(sql).df()
+    except duckdb.CatalogException as exc:
+        m = re.search(r"Table with name (\w+) does not exist", str(exc))
+        name = m.group(1).lower() if m else None
+        if name in _OPTIONAL_VIEWS and name not in views:
+            raise ScenarioError(
+                f"{root}: no {_OPTIONAL_VIEWS[name]} are stored here, so there is no {name} view; runs store "
+                "them with `ccsim sweep --timeseries` (Python: ccsim.sweep.expand(..., timeseries=True))"
+            ) from None
+        raise
+
+
+#: The views a store may lack, and what they hold.
+_OPTIONAL_VIEWS = {"timeseries": "time series", "cc_events": "algorithm events"}
 
 
 # -- helpers ------------------------------------------------------------------------------------

@@ -312,3 +312,72 @@ def test_cli_query_missing_directory(runner, tmp_path):
     res = runner.invoke(cli, ["query", str(empty), "SELECT 1"])
     assert res.exit_code == 2 and "no stored runs" in res.stderr and len(res.stderr.splitlines()) == 1
 
+
+def test_query_failed_view_is_empty_without_failures(stored, runner):
+    out, _ = stored
+    got = results.query(out, "SELECT * FROM failed")
+    assert len(got) == 0 and list(got.columns) == ["experiment", "key", "seed", "error"]
+    res = runner.invoke(cli, ["query", str(out), "SELECT experiment, key FROM failed"])
+    assert res.exit_code == 0 and res.stdout.rstrip().endswith("0 rows"), res.output
+
+
+def test_query_of_a_view_the_store_lacks_names_the_option(tmp_path, runner):
+    execute(expand(base_scenario(), {"bottleneck.loss": [0]}, experiment="plain"), tmp_path, jobs=1,
+            progress=False)
+    for view, what in (("timeseries", "time series"), ("cc_events", "algorithm events")):
+        with pytest.raises(ccsim.ScenarioError, match=f"no {what} are stored here.*ccsim sweep --timeseries"):
+            results.query(tmp_path, f"SELECT count(*) FROM {view}")
+        res = runner.invoke(cli, ["query", str(tmp_path), f"SELECT * FROM {view} LIMIT 3"])
+        assert res.exit_code == 2
+        assert res.stderr == (
+            f"error: {tmp_path}: no {what} are stored here, so there is no {view} view; runs store them "
+            "with `ccsim sweep --timeseries` (Python: ccsim.sweep.expand(..., timeseries=True))\n")
+
+
+def test_wide_query_is_printed_as_records_in_a_narrow_terminal(stored, ccsim_cmd):
+    """SELECT * is wider than 80 columns: every name and value is printed in full, one block per
+    row, never cut short or left blank."""
+    out, _ = stored
+    sql = "SELECT * FROM runs ORDER BY key, flow LIMIT 3"
+    want = results.query(out, sql)
+    env = {**os.environ, "COLUMNS": "80"}
+    env.pop("CCSIM_DEBUG", None)
+    proc = subprocess.run([ccsim_cmd, "query", str(out), sql], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "…" not in proc.stdout and "..." not in proc.stdout
+    assert lines[-1] == "3 rows"
+    width = max(len(c) for c in want.columns) + 1
+    expected = []
+    for i, row in enumerate(want.itertuples(index=False), 1):
+        expected.append(f"-- row {i} --")
+        for col, value in zip(want.columns, row):
+            expected.append(f"{col + ':':<{width}} {_shown(value)}")
+    assert lines[:-1] == expected
+    # A narrow result stays a table.
+    proc = subprocess.run([ccsim_cmd, "query", str(out), "SELECT DISTINCT loss FROM runs ORDER BY 1"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["loss", "─" * len(proc.stdout.split()[1]), "0",
+                                                           "0.01", "2", "rows"]
+
+
+def _shown(value) -> str:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def test_cli_query_markdown(stored, runner):
+    out, _ = stored
+    res = runner.invoke(cli, ["query", str(out), _SQL, "--format", "markdown"])
+    assert res.exit_code == 0, res.output
+    want = results.query(out, _SQL)
+    lines = res.stdout.splitlines()
+    assert lines[0] == "| loss | cc | mbps | n |" and lines[1] == "|---:|---|---:|---:|"
+    assert len(lines) == 2 + len(want)
+    for line, row in zip(lines[2:], want.itertuples(index=False)):
+        assert line == "| " + " | ".join(_shown(v) for v in row) + " |"

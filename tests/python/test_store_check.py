@@ -127,6 +127,8 @@ def test_reading_a_damaged_store_names_the_file(tmp_path, runner):
         assert isinstance(err.value, results.DamagedRunError)
         assert text.startswith(f"{victim}: damaged stored run: not a complete Parquet file")
         assert "\n" not in text and f"{tmp_path / 'damaged'}/" in text
+    # A view the query does not name is not read.
+    assert results.query(tmp_path, "SELECT count(*) AS n FROM timeseries")["n"].iloc[0] > 0
     res = runner.invoke(cli, ["query", str(tmp_path), "SELECT * FROM runs"])
     assert res.exit_code == 2
     assert res.stderr.startswith(f"error: {victim}: damaged stored run") and res.stderr.count("\n") == 1
@@ -183,5 +185,6 @@ def test_runs_of_an_older_model_version_are_not_reused(tmp_path, monkeypatch, ru
     assert [p.name for p in store.error_files(old, "dmg")] == ["00000000000000aa.error.json"]
     # The store holds one model version; the old runs stay readable where they were moved.
     assert results.query(out, "SELECT count(DISTINCT key) AS n FROM runs")["n"].iloc[0] == 8
+    assert results.query(out, "SELECT count(*) AS n FROM failed")["n"].iloc[0] == 0
     assert results.query(old, "SELECT count(DISTINCT key) AS n FROM runs")["n"].iloc[0] == 8
     assert len(pd.concat([results.load(out), results.load(old)])) == 32
