@@ -464,8 +464,12 @@ def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
 
     FILE.toml is a scenario plus `runs = N` and a [sweep] table of parameter
     paths and value lists, e.g. `bottleneck.loss = [0, 0.001, 0.01]` and
-    `"flows.0.cc" = ["cubic", "bbr"]`.  Runs already stored in DIR are not run
-    again, so an interrupted sweep continues where it stopped.
+    `"flows.0.cc" = ["cubic", "bbr"]` (stored as the columns loss and cc), or
+    named entries such as `buffer_bdp = { path = "bottleneck.buffer", values =
+    [1, 4], format = "{}bdp" }`.  Runs already stored in DIR are not run again,
+    so an interrupted sweep continues where it stopped; stored files are checked
+    first, and a damaged one is moved to DIR/damaged/ and its run rerun.  Query
+    the results with `ccsim query DIR "SELECT ... FROM runs"`.
     """
     from . import store
     from .sweep import RAY_MISSING, RayNotInstalledError, RayStartError, execute, expand, load_sweep_file

@@ -17,8 +17,11 @@ columns (:data:`RUN_COLUMNS`, then ``bn_*`` bottleneck columns) and the flow
 columns (:data:`FLOW_COLUMNS`).  Tags keep their names; a result column that a
 tag shadows is renamed (``cc`` -> ``flow_cc``, ``events`` -> ``run_events``).  Types are fixed per column so that files of
 different runs concatenate cleanly (see :func:`resolve_tag_kinds` for tags).
-Each file carries the run's spec (normalised scenario, seed, tags) as JSON in
-the Parquet key-value metadata under ``ccsim``.
+Each file carries the run's spec (normalised scenario, seed, tags, row count, model
+version) as JSON in the Parquet key-value metadata under ``ccsim``, and the CRC-32 of
+its data pages under :data:`CRC_KEY` (checked by :mod:`ccsim.store_check`).  A resumed
+sweep moves damaged files and runs of an older model version to ``OUT/damaged/`` and
+``OUT/old-model/``, which have this layout too.
 
 This module is internal; the public API is :mod:`ccsim.sweep` and :mod:`ccsim.results`.
 """

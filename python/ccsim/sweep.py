@@ -79,8 +79,9 @@ class RunSpec:
 
     ``experiment`` is the partition the run is stored in; ``scenario`` the full
     scenario dict (TOML structure); ``seed`` overrides the scenario's seed;
-    ``tags`` become columns of the stored rows (``"bottleneck.loss"`` ->
-    ``bottleneck_loss``, ``"cc"`` -> ``cc``; a result column that a tag shadows is
+    ``tags`` become columns of the stored rows (:func:`expand` names them
+    ``loss``, ``cc``, ...: :mod:`ccsim.sweep_table`; a tag given here with dots
+    becomes ``bottleneck_loss``; a result column that a tag shadows is
     renamed: with a ``cc`` tag the flows' algorithm column is ``flow_cc``; a ``seed``
     tag must equal ``seed`` and is not a separate column; ``experiment``, ``key``,
     ``status`` and ``error`` cannot be tags);
