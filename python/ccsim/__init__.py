@@ -23,7 +23,8 @@ Real Linux TCP over an emulated bottleneck (Linux, root; takes the scenario's du
 Sweeps (every combination x seeds, run in parallel and stored as Parquet)::
 
     df = ccsim.sweep(sc, {"bottleneck.loss": [0, 0.001, 0.01]}, runs=5, out="runs/loss")
-    df = ccsim.results.load("runs/loss")          # later, from the stored files
+    df = ccsim.results.load("runs/loss")          # later, from the stored files (column loss)
+    ccsim.results.query("runs/loss", "SELECT loss, avg(throughput_mbps) FROM runs GROUP BY ALL")
 
 The simulation itself runs in the Rust extension module ``ccsim._core``; all
 validation of scenario fields, units and ranges happens there.

@@ -8,6 +8,9 @@ Use the friendly wrappers in :mod:`ccsim` instead of calling it directly.
 from typing import Callable
 
 __version__: str
+#: Version of the simulation model (``ccsim_core::MODEL_VERSION``): bumped by any change to the
+#: engine that alters a result of an existing scenario and seed.  Part of every stored run's key.
+MODEL_VERSION: int
 
 def validate(scenario_json: str) -> str:
     """Validate a scenario given as JSON text (the structure of the TOML file).

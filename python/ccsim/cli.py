@@ -135,7 +135,8 @@ def _silence_stdout() -> None:
     no_args_is_help=True,
 )
 @click.version_option(
-    version=__version__, prog_name="ccsim", message="%(prog)s %(version)s"
+    version=__version__, prog_name="ccsim",
+    message=f"%(prog)s %(version)s (simulation model version {_core.MODEL_VERSION})",
 )
 def cli() -> None:
     """ccsim: fast packet-level TCP congestion-control simulator."""
@@ -509,8 +510,12 @@ def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
 
     FILE.toml is a scenario plus `runs = N` and a [sweep] table of parameter
     paths and value lists, e.g. `bottleneck.loss = [0, 0.001, 0.01]` and
-    `"flows.0.cc" = ["cubic", "bbr"]`.  Runs already stored in DIR are not run
-    again, so an interrupted sweep continues where it stopped.
+    `"flows.0.cc" = ["cubic", "bbr"]` (stored as the columns loss and cc), or
+    named entries such as `buffer_bdp = { path = "bottleneck.buffer", values =
+    [1, 4], format = "{}bdp" }`.  Runs already stored in DIR are not run again,
+    so an interrupted sweep continues where it stopped; stored files are checked
+    first, and a damaged one is moved to DIR/damaged/ and its run rerun.  Query
+    the results with `ccsim query DIR "SELECT ... FROM runs"`.
     """
     from . import store
     from .sweep import RAY_MISSING, RayNotInstalledError, RayStartError, execute, expand, load_sweep_file
@@ -542,7 +547,9 @@ def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
     except OSError as exc:
         target = exc.filename or out
         raise UserError(f"cannot write results to {target}: {exc.strerror or exc}") from None
-    _print_sweep_summary(file, specs, list(sweep_table), n_runs, report, out, experiment)
+    # The swept parameters' columns (expand's tags: one per [sweep] entry, then run and seed).
+    columns = [t for t in specs[0].tags if t not in ("run", "seed")] if specs else []
+    _print_sweep_summary(file, specs, columns, n_runs, report, out, experiment)
     if report.failed:
         part = store.partition(out, "runs", experiment)
         _fail(f"{len(report.failed)} of {report.total} runs failed; the errors are in {part}/*.error.json",
@@ -554,7 +561,7 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
     from rich import box
     from rich.table import Table
 
-    from . import results
+    from . import results, store_check
 
     df = results.load(out, experiment, keys=report.keys, include_failed=True)
     # Combinations in sweep order, and the stored key of each of their runs.
@@ -600,6 +607,8 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
         soft_wrap=True,
     )
     console.print(table)
+    for line in store_check.summary_lines(report):
+        console.print(line, soft_wrap=True)
     for spec, error in report.failed[:5]:
         console.print(f"failed: run {spec.key} (seed {spec.seed}): {error}", soft_wrap=True)
     if len(report.failed) > 5:
@@ -619,25 +628,30 @@ def _mean(values: list[Any]) -> float | None:
 @cli.command("query")
 @click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
 @click.argument("sql", metavar="SQL")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "markdown"]), default="table",
+              show_default=True,
+              help="Output format. table: a table if it fits the terminal, else one block of "
+                   "'column: value' lines per row.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=1000, show_default=True, metavar="N",
               help="Rows shown in table format.")
 def query_cmd(directory: Path, sql: str, fmt: str, max_rows: int) -> None:
-    """Run SQL over the results stored in DIR (by ccsim sweep) and print the result.
+    """Run SQL (DuckDB) over the results stored in DIR and print the result.
 
-    Views: runs (one row per run and flow, with an experiment column),
-    timeseries and cc_events (runs stored with time series), failed.  Example:
+    DIR is a store written by ccsim sweep (default ccsim-runs/<file stem>) or
+    ccsim reproduce.  Views: runs (one row per run and flow: an experiment
+    column, a column per swept parameter, named after the last part of its
+    path, and the results), timeseries and cc_events (runs stored with
+    --timeseries), failed (runs that failed).  Example, after
+    `ccsim sweep examples/sweep_loss.toml`:
 
     \b
-        ccsim query ccsim-runs/loss "SELECT bottleneck_loss, avg(total_throughput_mbps)
-          FROM runs WHERE flow = 0 GROUP BY ALL ORDER BY ALL"
+        ccsim query ccsim-runs/sweep_loss "SELECT cc, loss, avg(throughput_mbps) FROM runs GROUP BY ALL ORDER BY ALL"
     """
     from . import results
 
     try:
         import duckdb
-    except ImportError:
+    except ImportError:  # a dependency of ccsim; missing only from a broken installation
         raise UserError("ccsim query needs DuckDB: pip install duckdb") from None
     try:
         df = results.query(directory, sql)
@@ -651,22 +665,58 @@ def query_cmd(directory: Path, sql: str, fmt: str, max_rows: int) -> None:
     if fmt == "json":
         click.echo(df.to_json(orient="records", date_format="iso"))
         return
+    if fmt == "markdown":
+        click.echo(_markdown(df), nl=False)
+        return
     from rich import box
+    from rich.measure import Measurement
     from rich.table import Table
 
+    shown = df.head(max_rows)
+    rows = [[_cell(v) for v in row] for row in shown.itertuples(index=False)]
+    names = [str(c) for c in df.columns]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False)
-    numeric = {c: df[c].dtype.kind in "iufb" for c in df.columns}
-    for col in df.columns:
-        table.add_column(str(col), justify="right" if numeric[col] else "left")
-    for row in df.head(max_rows).itertuples(index=False):
-        table.add_row(*(_cell(v) for v in row))
+    numeric = [df[c].dtype.kind in "iufb" for c in df.columns]
+    for name, num in zip(names, numeric):
+        table.add_column(name, justify="right" if num else "left", no_wrap=True)
+    for cells in rows:
+        table.add_row(*cells)
     console = _console()
-    console.print(table)
+    natural = Measurement.get(console, console.options.update_width(1_000_000), table).maximum
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else console.width
+    if natural <= width:
+        console.print(table)
+    else:  # too wide for the terminal: one block per row, every name and value in full
+        click.echo(_records(names, rows), nl=False)
     more = len(df) - max_rows
     note = f"{len(df)} row{'s' if len(df) != 1 else ''}"
     if more > 0:
         note += f" ({more} not shown; use --max-rows or --format csv)"
-    console.print(note)
+    click.echo(note)
+
+
+def _records(names: list[str], rows: list[list[str]]) -> str:
+    """Rows as blocks of ``column: value`` lines (for results wider than the terminal)."""
+    width = max((len(n) for n in names), default=0) + 1
+    out = []
+    for i, cells in enumerate(rows, 1):
+        out.append(f"-- row {i} --")
+        out += [f"{name + ':':<{width}} {cell}" for name, cell in zip(names, cells)]
+    return "\n".join(out) + "\n" if out else ""
+
+
+def _markdown(df: Any) -> str:
+    """A Markdown table (GitHub style) of every row."""
+    def esc(text: str) -> str:
+        return " ".join(text.splitlines()).replace("|", "\\|")
+
+    names = [esc(str(c)) for c in df.columns]
+    align = ["---:" if df[c].dtype.kind in "iufb" else "---" for c in df.columns]
+    lines = ["| " + " | ".join(names) + " |", "|" + "|".join(align) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(esc(_cell(v)) for v in row) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _cell(value: Any) -> str:
@@ -683,6 +733,8 @@ def _cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:.6g}"
+    if isinstance(value, str) and not value:
+        return '""'
     return str(value)
 
 

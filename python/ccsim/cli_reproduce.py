@@ -74,6 +74,8 @@ def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, fo
     except KeyError as exc:
         raise UserError(str(exc.args[0])) from None
     console.print(_table(rep))
+    for line in rep.store_notes:
+        console.print(line, soft_wrap=True)
     n_pass = sum(c.status == "PASS" for c in rep.claims)
     console.print(
         f"{n_pass} of {len(rep.claims)} claims hold; report: {rep.out / 'report.md'} and report.html; "

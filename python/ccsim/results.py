@@ -2,31 +2,37 @@
 
 A store directory is written by :func:`ccsim.sweep.execute` (layout in
 :mod:`ccsim.store`).  :func:`load` returns one row per (run, flow) with the
-columns ``experiment, key, seed``, the tag columns (``"bottleneck.loss"`` ->
-``bottleneck_loss``), the run-level columns (``sim_seconds, events,
+columns ``experiment, key, seed``, the tag columns (a sweep's swept parameters,
+named by :func:`ccsim.sweep_table.column_names`: ``bottleneck.loss`` -> ``loss``,
+``flows.0.cc`` -> ``cc``; then ``run``), the run-level columns (``sim_seconds, events,
 wall_seconds, total_throughput_mbps, jain_index, bn_drops, bn_random_losses,
 bn_utilization, bn_queue_delay_mean_ms, bn_queue_delay_p95_ms,
 bn_queue_mean_pkts`` and further ``bn_*``) and the flow columns (``flow, cc,
 throughput_mbps, bytes_acked, retransmits, rto_count, rtt_min_ms, rtt_mean_ms,
-rtt_p95_ms, cwnd_final_pkts`` and more).  :func:`query` runs SQL (DuckDB) over
-the same files.
+rtt_p95_ms, cwnd_final_pkts`` and more; a result column that a tag shadows is
+renamed: with a ``cc`` tag the flows' algorithm is ``flow_cc``).  :func:`query`
+runs SQL (DuckDB) over the same files.  Both check each file they read
+(:mod:`ccsim.store_check`) and raise :class:`DamagedRunError` naming a damaged one.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from . import store
+from . import store, store_check
+from .scenario import ScenarioError
+from .store_check import DamagedRunError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["load", "load_cc_events", "load_timeseries", "query"]
+__all__ = ["DamagedRunError", "load", "load_cc_events", "load_timeseries", "query"]
 
 PathLike = str | os.PathLike
 
@@ -96,13 +102,17 @@ def load_cc_events(out: PathLike, experiment: str, key: str | None = None, *,
 def query(out: PathLike, sql: str) -> pd.DataFrame:
     """Run ``sql`` (DuckDB) over the stored files and return the result.
 
-    Views: ``runs`` (all runs, with the ``experiment`` column), ``timeseries``
-    and ``cc_events`` (when any are stored) and ``failed`` (experiment, key,
-    seed, error of failed runs, when there are any)::
+    Views: ``runs`` (all runs, with the ``experiment`` column); ``timeseries`` and
+    ``cc_events`` when the store has any (runs stored with time series: ``ccsim sweep
+    --timeseries``; querying them in a store without raises :class:`ccsim.ScenarioError`
+    saying so); ``failed`` (experiment, key, seed, error of failed runs; no rows when
+    none failed).  The files of each view the SQL names are checked first
+    (:func:`ccsim.store_check.check_file`): a damaged one raises
+    :class:`DamagedRunError` naming it.  Example, after ``ccsim sweep
+    examples/sweep_loss.toml``::
 
-        ccsim.results.query("ccsim-runs/loss", '''
-            SELECT bottleneck_loss, avg(total_throughput_mbps) AS mbps
-            FROM runs WHERE flow = 0 GROUP BY ALL ORDER BY ALL''')
+        ccsim.results.query("ccsim-runs/sweep_loss",
+            "SELECT cc, loss, avg(throughput_mbps) FROM runs GROUP BY ALL ORDER BY ALL")
     """
     try:
         import duckdb
@@ -110,21 +120,30 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
         raise ImportError("queries need DuckDB: pip install duckdb") from None
     root = _root(out)
     con = duckdb.connect()
-    views = 0
+    try:  # names in the SQL are the views below, never this function's Python variables
+        con.execute("SET python_enable_replacements = false")
+    except duckdb.Error:  # pragma: no cover - DuckDB without the setting
+        pass
+    views: set[str] = set()
+    stored = False
     for table in store.TABLES:
+        parts = [(e, files) for e in store.experiments(root, table) if (files := store.run_files(root, table, e))]
+        stored = stored or bool(parts)
+        # Only the views the SQL names are made (DuckDB reads every file's footer to make one),
+        # after checking their files.
+        if not parts or re.search(rf"\b{table}\b", sql, re.IGNORECASE) is None:
+            continue
         selects = []
-        for e in store.experiments(root, table):
-            files = store.run_files(root, table, e)
-            if not files:
-                continue
+        for e, files in parts:
+            for f in files:
+                _check(f, schema=False)
             listing = ", ".join(_sql_str(str(f)) for f in files)
             selects.append(
                 f"SELECT {_sql_str(e)} AS experiment, * "
                 f"FROM read_parquet([{listing}], union_by_name = true, hive_partitioning = false)"
             )
-        if selects:
-            con.execute(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
-            views += 1
+        con.execute(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
+        views.add(table)
     failed = []
     for e in store.experiments(root, "runs"):
         have = {f.name for f in store.run_files(root, "runs", e)}
@@ -133,15 +152,31 @@ def query(out: PathLike, sql: str) -> pd.DataFrame:
             if f"{key}.parquet" not in have:
                 r = _read_error(path, e, key)
                 failed.append({"experiment": e, "key": key, "seed": r["seed"], "error": r["error"]})
+    if not stored and not failed:
+        raise FileNotFoundError(f"{root}: no stored runs (expected {root}/runs/experiment=NAME/KEY.parquet)")
     if failed:
         import pandas as pd
 
         con.register("_ccsim_failed", pd.DataFrame(failed))
         con.execute("CREATE VIEW failed AS SELECT * FROM _ccsim_failed")
-        views += 1
-    if not views:
-        raise FileNotFoundError(f"{root}: no stored runs (expected {root}/runs/experiment=NAME/KEY.parquet)")
-    return con.execute(sql).df()
+    else:
+        con.execute("CREATE VIEW failed AS SELECT CAST(NULL AS VARCHAR) AS experiment, CAST(NULL AS VARCHAR) AS key, "
+                    "CAST(NULL AS BIGINT) AS seed, CAST(NULL AS VARCHAR) AS error WHERE false")
+    try:
+        return con.execute(sql).df()
+    except duckdb.CatalogException as exc:
+        m = re.search(r"Table with name (\w+) does not exist", str(exc))
+        name = m.group(1).lower() if m else None
+        if name in _OPTIONAL_VIEWS and name not in views:
+            raise ScenarioError(
+                f"{root}: no {_OPTIONAL_VIEWS[name]} are stored here, so there is no {name} view; runs store "
+                "them with `ccsim sweep --timeseries` (Python: ccsim.sweep.expand(..., timeseries=True))"
+            ) from None
+        raise
+
+
+#: The views a store may lack, and what they hold.
+_OPTIONAL_VIEWS = {"timeseries": "time series", "cc_events": "algorithm events"}
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -194,7 +229,6 @@ def _read(parts: list[tuple[str, list[Path]]], extra_tags: Sequence[dict] = ()) 
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
 
     order: list[str] = []
     tags: list[str] = []
@@ -202,9 +236,10 @@ def _read(parts: list[tuple[str, list[Path]]], extra_tags: Sequence[dict] = ()) 
     schemas = {}
     for _, files in parts:
         for f in files:
-            schema = pq.read_schema(f)
+            info = _check(f)
+            schema = info.schema
             schemas[f] = schema
-            for col in store.read_meta(schema).get("tag_columns") or []:
+            for col in info.meta.get("tag_columns") or []:
                 if col not in tags:
                     tags.append(col)
             for fld in schema:
@@ -343,6 +378,15 @@ def _load_extra(out: PathLike, experiment: str, key: str | None, keys: Iterable[
     t, tags = _read([(experiment, files)])
     df = t.to_pandas()
     return _sort(df, tags, ("seed", "key"))
+
+
+def _check(path: Path, schema: bool = True) -> store_check.FileInfo:
+    """:func:`ccsim.store_check.check_file`, its error saying what to do about the file."""
+    try:
+        return store_check.check_file(path, schema=schema)
+    except store_check.DamagedRunError as exc:
+        out = Path(path).parent.parent.parent
+        raise store_check.DamagedRunError(f"{exc}; {store_check.damaged_hint(out)}") from None
 
 
 def _sql_str(text: str) -> str:

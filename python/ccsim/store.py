@@ -17,8 +17,11 @@ columns (:data:`RUN_COLUMNS`, then ``bn_*`` bottleneck columns) and the flow
 columns (:data:`FLOW_COLUMNS`).  Tags keep their names; a result column that a
 tag shadows is renamed (``cc`` -> ``flow_cc``, ``events`` -> ``run_events``).  Types are fixed per column so that files of
 different runs concatenate cleanly (see :func:`resolve_tag_kinds` for tags).
-Each file carries the run's spec (normalised scenario, seed, tags) as JSON in
-the Parquet key-value metadata under ``ccsim``.
+Each file carries the run's spec (normalised scenario, seed, tags, row count, model
+version) as JSON in the Parquet key-value metadata under ``ccsim``, and the CRC-32 of
+its data pages under :data:`CRC_KEY` (checked by :mod:`ccsim.store_check`).  A resumed
+sweep moves damaged files and runs of an older model version to ``OUT/damaged/`` and
+``OUT/old-model/``, which have this layout too.
 
 This module is internal; the public API is :mod:`ccsim.sweep` and :mod:`ccsim.results`.
 """
@@ -52,6 +55,8 @@ TABLES = ("runs", "timeseries", "cc_events")
 
 FORMAT_VERSION = 1
 META_KEY = b"ccsim"
+#: Footer key of the CRC-32 (decimal) of a file's data pages (see :func:`to_parquet_bytes`).
+CRC_KEY = "ccsim.data_crc32"
 
 _I, _F, _S, _B = "int64", "float64", "string", "bool"
 
@@ -417,11 +422,12 @@ def _front_columns(n: int, key: str, seed: int, tags: Sequence[tuple[str, str, A
     return names, arrays
 
 
-def _metadata(payload: Mapping[str, Any], table: str, renamed: Mapping[str, str]) -> dict[bytes, bytes]:
+def _metadata(payload: Mapping[str, Any], table: str, renamed: Mapping[str, str], rows: int) -> dict[bytes, bytes]:
     meta = {
         "renamed": dict(renamed),
         "format": FORMAT_VERSION,
         "table": table,
+        "rows": rows,
         "experiment": payload["experiment"],
         "key": payload["key"],
         "seed": payload["seed"],
@@ -430,6 +436,7 @@ def _metadata(payload: Mapping[str, Any], table: str, renamed: Mapping[str, str]
         "tag_columns": [c for c, _, _ in payload["tags"]],
         "scenario": payload.get("normalized"),
         "ccsim_version": payload.get("version"),
+        "model_version": payload.get("model_version"),
     }
     return {META_KEY: json.dumps(meta, sort_keys=True).encode("utf-8")}
 
@@ -522,20 +529,44 @@ def _with_front(payload: Mapping[str, Any], body: pa.Table, table: str) -> pa.Ta
         taken.add(new)
         names.append(new)
     arrays += list(body.columns)
-    meta = _metadata(payload, table, renamed)
+    meta = _metadata(payload, table, renamed, body.num_rows)
     return pa.Table.from_arrays(arrays, names=names).replace_schema_metadata(meta)
 
 
 def to_parquet_bytes(table: pa.Table) -> bytes:
     """Parquet bytes: snappy for the small runs/events files (several times quicker to
-    read than zstd at a few rows), zstd for time series (large, compress well)."""
-    import pyarrow as pa
+    read than zstd at a few rows), zstd for time series (large, compress well).
+
+    The footer also records the CRC-32 of the data pages (:data:`CRC_KEY`), which
+    :func:`ccsim.store_check.check_file` verifies without decoding the file."""
+    import io
+    import zlib
+
     import pyarrow.parquet as pq
 
     kind = read_meta(table.schema).get("table")
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd" if kind == "timeseries" else "snappy")
-    return sink.getvalue().to_pybytes()
+    sink = io.BytesIO()
+    with pq.ParquetWriter(sink, table.schema, compression="zstd" if kind == "timeseries" else "snappy") as writer:
+        writer.write_table(table)
+        # The row group is complete: the sink holds the magic number and every data page.
+        head = sink.getvalue()
+        writer.add_key_value_metadata({CRC_KEY: str(zlib.crc32(memoryview(head)[4:]))})
+    data = sink.getvalue()
+    if data[: len(head)] != head or data_region(data) != memoryview(head)[4:]:  # pragma: no cover
+        raise RuntimeError("Parquet writer: the data pages changed while the footer was written")
+    return data
+
+
+def data_region(data: bytes) -> memoryview:
+    """The bytes of a Parquet file between the leading magic number and the footer (its data
+    pages); ValueError if ``data`` is not a complete Parquet file."""
+    if len(data) < 12 or data[:4] != b"PAR1" or data[-4:] != b"PAR1":
+        raise ValueError("not a complete Parquet file (no Parquet magic number at both ends; truncated?)")
+    footer = int.from_bytes(data[-8:-4], "little")
+    end = len(data) - 8 - footer
+    if end < 4:
+        raise ValueError(f"footer length {footer} exceeds the file size {len(data)} (truncated?)")
+    return memoryview(data)[4:end]
 
 
 def retag(path: Path, payload: Mapping[str, Any]) -> None:

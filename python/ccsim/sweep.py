@@ -14,9 +14,12 @@ Three layers:
   DataFrame (:func:`ccsim.results.load`).
 
 A run is identified by :attr:`RunSpec.key`, a hash of the normalised scenario,
-the seed and the time-series flag; the experiment name is the partition it is
-stored in.  The key does not include the ccsim version: after changing the
-simulator, rerun with ``force=True``.
+the seed, the time-series flag and the simulation model version
+(``ccsim._core.MODEL_VERSION``, bumped by any engine change that alters results);
+the experiment name is the partition it is stored in.  Before deciding what is
+stored, :func:`execute` checks every stored file of the experiments it runs
+(:mod:`ccsim.store_check`): damaged files and runs of an older model version are
+moved aside, and rerun when they are part of the specs.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from . import _core, store
+from . import _core, store, store_check, sweep_table
 from .scenario import MAX_SEED, PathLike, Scenario, ScenarioError, _check_depth, _cut, _short_repr, _split_path, int_text
 from .scenario import load as _load_scenario
 
@@ -75,8 +78,9 @@ class RunSpec:
 
     ``experiment`` is the partition the run is stored in; ``scenario`` the full
     scenario dict (TOML structure); ``seed`` overrides the scenario's seed;
-    ``tags`` become columns of the stored rows (``"bottleneck.loss"`` ->
-    ``bottleneck_loss``, ``"cc"`` -> ``cc``; a result column that a tag shadows is
+    ``tags`` become columns of the stored rows (:func:`expand` names them
+    ``loss``, ``cc``, ...: :mod:`ccsim.sweep_table`; a tag given here with dots
+    becomes ``bottleneck_loss``; a result column that a tag shadows is
     renamed: with a ``cc`` tag the flows' algorithm column is ``flow_cc``; a ``seed``
     tag must equal ``seed`` and is not a separate column; ``experiment``, ``key``,
     ``status`` and ``error`` cannot be tags);
@@ -119,7 +123,8 @@ class RunSpec:
 
     @property
     def key(self) -> str:
-        """sha256 of the canonical JSON of {normalised scenario, seed, timeseries}, 16 hex digits."""
+        """sha256 of the canonical JSON of {normalised scenario, seed, timeseries, model version},
+        16 hex digits."""
         cached = self.__dict__.get("_key")
         if cached is None:
             cached = _key(self._normalized, self.seed, self.timeseries)
@@ -151,7 +156,8 @@ def _key(normalized: Any, seed: int, timeseries: bool) -> str:
     import hashlib
 
     text = json.dumps(
-        {"scenario": normalized, "seed": seed, "timeseries": bool(timeseries)},
+        {"scenario": normalized, "seed": seed, "timeseries": bool(timeseries),
+         "model_version": _core.MODEL_VERSION},
         sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
@@ -202,11 +208,14 @@ def expand(
     """The cartesian product of ``sweep`` x ``runs`` seeds, as a list of RunSpec.
 
     ``sweep`` maps dotted parameter paths (``"bottleneck.loss"``, ``"flows.0.cc"``,
-    ``"flows.1.params.beta"``) to non-empty lists of values; the product is taken
-    in the order given, the last path varying fastest, and for each combination
-    ``runs`` seeds ``seed0 .. seed0+runs-1`` (``seed0`` defaults to the base
-    scenario's seed, else 1).  Tags: ``{path: value}`` for each swept path plus
-    ``"run"`` (0-based index) and ``"seed"``.
+    ``"flows.1.params.beta"``) to non-empty lists of values, or column names to
+    ``{"path": ..., "values": [...], "format": "{}bdp"}`` (:mod:`ccsim.sweep_table`);
+    the product is taken in the order given, the last entry varying fastest, and for
+    each combination ``runs`` seeds ``seed0 .. seed0+runs-1`` (``seed0`` defaults to
+    the base scenario's seed, else 1).  Tags: ``{column: value}`` for each swept
+    parameter (the column names of :func:`ccsim.sweep_table.column_names`:
+    ``bottleneck.loss`` -> ``loss``, ``flows.0.cc`` -> ``cc``) plus ``"run"`` (0-based
+    index) and ``"seed"``.
 
     Every distinct combination is validated by the core before anything runs;
     problems raise :class:`ScenarioError` with one line, e.g.
@@ -248,13 +257,16 @@ def expand(
     except ScenarioError as exc:
         raise fail(str(exc)) from None
 
-    paths, values = _check_sweep(base_sc, sweep, fail)
+    entries = _check_sweep(base_sc, sweep, fail)
+    paths = [e.path for e in entries]
+    values = [e.values for e in entries]
     total = runs
     for vals in values:
         total *= len(vals)
     if total > MAX_RUNS:
         raise fail(f"runs: {int_text(runs)} runs x {int_text(total // runs)} combinations = {int_text(total)} runs; "
                    f"accepted: at most {MAX_RUNS} runs in one sweep")
+    columns = sweep_table.column_names(entries, fail)
     base_data = base_sc.to_dict()
     base_data.pop("seed", None)
     try:
@@ -266,7 +278,8 @@ def expand(
     specs: list[RunSpec] = []
     for combo in itertools.product(*values):
         sc = base_sc
-        for path, value in zip(paths, combo):
+        set_values = [e.scenario_value(v) for e, v in zip(entries, combo)]
+        for path, value in zip(paths, set_values):
             try:
                 sc = sc.replace(path, value)
             except ScenarioError as exc:  # pragma: no cover - paths are checked above
@@ -281,9 +294,9 @@ def expand(
             where_combo = ""
             if len(paths) > 1:
                 where_combo = " (in the combination " + ", ".join(
-                    f"{p} = {_show(v)}" for p, v in zip(paths, combo)) + ")"
+                    f"{p} = {_show(v)}" for p, v in zip(paths, set_values)) + ")"
             raise fail(f"sweep: {exc}{where_combo}") from None
-        combo_tags = dict(zip(paths, combo))
+        combo_tags = dict(zip(columns, combo))
         for i in range(runs):
             seed = seed0 + i
             scenario = dict(data)
@@ -308,22 +321,25 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-def _check_sweep(base: Scenario, sweep: Any, fail: Callable[[str], ScenarioError]):
+def _check_sweep(base: Scenario, sweep: Any,
+                 fail: Callable[[str], ScenarioError]) -> list[sweep_table.Entry]:
     if sweep is None:
         sweep = {}
     if not isinstance(sweep, Mapping):
         raise fail(f"sweep: expected a table of parameter paths and value lists; got {_short_repr(sweep)}")
     data = base.to_dict()
-    paths: list[str] = []
-    values: list[list[Any]] = []
+    entries: list[sweep_table.Entry] = []
     for path, vals in sweep.items():
         if not isinstance(path, str) or not path.strip():
             raise fail(f"sweep: parameter paths must be non-empty strings; got {_cut(repr(path))}")
-        where = f"sweep.{_cut(path)}"
         try:
             _check_depth(vals, ["sweep", path])
         except ScenarioError as exc:
             raise fail(str(exc)) from None
+        key, fmt, named = path, None, sweep_table.is_entry(vals)
+        if named:
+            path, vals, fmt = sweep_table.named_entry(key, vals, fail)
+        where = f"sweep.{_cut(key)}.values" if named else f"sweep.{_cut(path)}"
         if isinstance(vals, (str, bytes, Mapping)) or not (
             isinstance(vals, (list, tuple, range)) or hasattr(vals, "tolist")
         ):
@@ -331,10 +347,11 @@ def _check_sweep(base: Scenario, sweep: Any, fail: Callable[[str], ScenarioError
         vals = _plain(list(vals) if not hasattr(vals, "tolist") else vals.tolist())
         if not isinstance(vals, list) or not vals:
             raise fail(f"{where}: expected a non-empty list of values; got {_short(vals)}")
-        _check_path(data, path, where, fail)
-        paths.append(path)
-        values.append(vals)
-    return paths, values
+        _check_path(data, path, f"sweep.{key}.path" if named else where, fail)
+        entry = sweep_table.Entry(key, path, vals, fmt, named)
+        sweep_table.check_format_values(entry, fail)
+        entries.append(entry)
+    return entries
 
 
 def _short(value: Any) -> str:
@@ -390,8 +407,10 @@ def load_sweep_file(path: PathLike) -> tuple[Scenario, dict, int]:
     The file is a scenario plus ``runs = N`` (default 1; at the top or inside
     ``[sweep]``) and a ``[sweep]`` table of parameter paths to value lists; dotted keys may be
     written bare (``bottleneck.loss = [0, 0.01]``) or quoted
-    (``"flows.0.cc" = ["cubic", "bbr"]``).  The base scenario is not validated
-    here (:func:`expand` validates every combination).
+    (``"flows.0.cc" = ["cubic", "bbr"]``); a column name may name its path
+    (``buffer_bdp = { path = "bottleneck.buffer", values = [1, 2], format = "{}bdp" }``,
+    :mod:`ccsim.sweep_table`).  The base scenario is not validated here
+    (:func:`expand` validates every combination).
     """
     sc = _load_scenario(path, validate=False)
     data = sc.to_dict()
@@ -414,11 +433,12 @@ def load_sweep_file(path: PathLike) -> tuple[Scenario, dict, int]:
 
 
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"bottleneck": {"loss": [...]}}`` -> ``{"bottleneck.loss": [...]}`` (TOML dotted keys)."""
+    """``{"bottleneck": {"loss": [...]}}`` -> ``{"bottleneck.loss": [...]}`` (TOML dotted keys);
+    named entries (``{"buffer_bdp": {"path": ..., "values": ...}}``) are kept as they are."""
     out: dict[str, Any] = {}
     for key, value in table.items():
         path = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(value, Mapping):
+        if isinstance(value, Mapping) and not sweep_table.is_entry(value):
             out.update(_flatten(value, path))
         else:
             out[path] = value
@@ -436,7 +456,10 @@ class ExecutionReport:
     ``(spec, one-line error)``); ``skipped`` already stored (or duplicates);
     ``keys`` the stored key of each spec, in order (normally ``spec.key``; for a
     spec without time series whose run is stored with time series, that run's
-    key); ``out`` the store directory.
+    key); ``out`` the store directory.  ``damaged``: ``(experiment, key)`` of the
+    stored runs found damaged and moved to ``out/damaged/``, of which
+    ``damaged_rerun`` were run again (the others are not among the specs);
+    ``older``: stored runs of an older model version moved to ``out/old-model/``.
     """
 
     total: int
@@ -446,6 +469,9 @@ class ExecutionReport:
     wall_seconds: float
     keys: list[str] = field(default_factory=list)
     out: Path | None = None
+    damaged: list[tuple[str, str]] = field(default_factory=list)
+    damaged_rerun: int = 0
+    older: int = 0
 
     @property
     def succeeded(self) -> int:
@@ -626,6 +652,7 @@ class _Runner:
                 "traceback": result.get("traceback") or "",
                 "scenario": store.jsonable(spec.scenario),
                 "timeseries": spec.timeseries,
+                "model_version": _core.MODEL_VERSION,
             }
             store.atomic_write(runs_dir / f"{key}.error.json",
                                (json.dumps(record, indent=2, sort_keys=False) + "\n").encode("utf-8"))
@@ -691,11 +718,14 @@ def execute(
             listing[(table, e)] = store.listdir(store.partition(out, table, e))
         return listing[(table, e)]
 
-    # Tag column kinds per experiment: over all specs given plus what is stored.
-    kinds: dict[str, dict[str, str]] = {}
     by_exp: dict[str, list[RunSpec]] = {}
     for s in specs:
         by_exp.setdefault(s.experiment, []).append(s)
+    # Check every stored file first: damaged ones and older model versions are moved aside.
+    scans = {e: store_check.scan(out, e, names) for e in by_exp}
+
+    # Tag column kinds per experiment: over all specs given plus what is stored.
+    kinds: dict[str, dict[str, str]] = {}
     for e, group in by_exp.items():
         seen: dict[str, list[str | None]] = {}
         for col, kind in store.existing_tag_kinds(out, e).items():
@@ -720,6 +750,7 @@ def execute(
             "tags_json": store.jsonable(s.tags),
             "normalized": s._normalized,
             "version": version,
+            "model_version": _core.MODEL_VERSION,
         }
 
     todo: list[tuple[RunSpec, str, dict[str, Any]]] = []
@@ -744,11 +775,18 @@ def execute(
             todo.append((s, twin, payload(s)))
             stored = key
         else:
-            _retag_if_needed(out, s, stored, payload, names)
+            _retag_if_needed(out, s, stored, payload, names, scans[s.experiment])
             skipped += 1
         keys.append(stored)
         seen_keys[(s.experiment, key)] = (s, stored)
 
+    damaged = [(e, key) for e, sc in scans.items() for key in dict.fromkeys(k for k, _, _ in sc.damaged)]
+    todo_keys = {(spec.experiment, k) for spec, twin, _ in todo for k in (spec.key, twin)}
+    moved = {
+        "damaged": damaged,
+        "damaged_rerun": sum((e, k) in todo_keys for e, k in damaged),
+        "older": sum(len(sc.older) for sc in scans.values()),
+    }
     prog = _progress(progress, description, len(specs), skipped) if todo else None
     task = prog.task_ids[0] if prog is not None else None
     runner = _Runner(out, prog, task)
@@ -761,7 +799,7 @@ def execute(
     except KeyboardInterrupt as exc:
         exc.report = ExecutionReport(  # type: ignore[attr-defined]
             total=len(specs), ran=runner.ran, skipped=skipped, failed=runner.failed,
-            wall_seconds=time.perf_counter() - t0, keys=keys, out=out,
+            wall_seconds=time.perf_counter() - t0, keys=keys, out=out, **moved,
         )
         raise
     finally:
@@ -769,7 +807,7 @@ def execute(
             prog.stop()
     return ExecutionReport(
         total=len(specs), ran=runner.ran, skipped=skipped, failed=runner.failed,
-        wall_seconds=time.perf_counter() - t0, keys=keys, out=out,
+        wall_seconds=time.perf_counter() - t0, keys=keys, out=out, **moved,
     )
 
 
@@ -787,15 +825,13 @@ def _stored_key(s: RunSpec, key: str, twin: str, names: Callable[[str, str], set
     return None
 
 
-def _retag_if_needed(out: Path, s: RunSpec, stored: str, payload: Callable, names) -> None:
+def _retag_if_needed(out: Path, s: RunSpec, stored: str, payload: Callable, names,
+                     scan: store_check.Scan) -> None:
     """Tags are not part of the key: when they changed, rewrite the stored files' tag columns."""
-    import pyarrow.parquet as pq
-
-    path = store.partition(out, "runs", s.experiment) / f"{stored}.parquet"
-    try:
-        meta = store.read_meta(pq.read_schema(path))
-    except Exception:  # noqa: BLE001
+    info = scan.files.get(("runs", stored))
+    if info is None:  # pragma: no cover - every stored runs file was checked by the scan
         return
+    meta = info.meta
     want = payload(s, stored)
     if meta.get("tags") == want["tags_json"] and meta.get("tag_columns") == [c for c, _, _ in want["tags"]]:
         return
@@ -1050,6 +1086,8 @@ def sweep(
     out = Path(out) if out is not None else Path(DEFAULT_ROOT) / experiment
     report = execute(specs, out, jobs=jobs, backend=backend, address=address, force=force,
                      progress=progress, description=experiment)
+    for line in store_check.summary_lines(report):
+        warnings.warn(line, UserWarning, stacklevel=2)
     if report.failed:
         spec, error = report.failed[0]
         warnings.warn(

@@ -210,7 +210,7 @@ def _e4_udp(loss_fn, thr_fn) -> Data:
     """UDP rows: loss_fn(n, r) and thr_fn(n, r) per (env, hops, rate)."""
     recs, k = [], 0
     for env, n, r in itertools.product(["darkroom", "indoor"], range(1, 6), [50, 100, 200, 400, 700, 1000, 1400, 1800]):
-        recs.append(dict(key=f"k{k}", env=env, hops=n, rate_pps=r, flow=0, throughput_mbps=thr_fn(n, r),
+        recs.append(dict(key=f"k{k}", environment=env, hops=n, rate_pps=r, flow=0, throughput_mbps=thr_fn(n, r),
                          loss_ratio=loss_fn(n, r), total_throughput_mbps=thr_fn(n, r)))
         k += 1
     return Data(runs=pd.DataFrame(recs))
@@ -243,7 +243,7 @@ def _e4_tcp(bw) -> Data:
     recs, k = [], 0
     for env, cc, n in itertools.product(["darkroom", "indoor"], ["cubic", "bbr"], range(1, 8)):
         v = bw(env, cc, n)
-        recs.append(dict(key=f"k{k}", env=env, cc=cc, hops=n, flow=0, throughput_mbps=v, total_throughput_mbps=v))
+        recs.append(dict(key=f"k{k}", environment=env, cc=cc, hops=n, flow=0, throughput_mbps=v, total_throughput_mbps=v))
         k += 1
     return Data(runs=pd.DataFrame(recs))
 

@@ -44,6 +44,7 @@ def test_version(runner):
     res = runner.invoke(cli, ["--version"])
     assert res.exit_code == 0
     assert ccsim.__version__ in res.output
+    assert f"(simulation model version {ccsim._core.MODEL_VERSION})" in res.output
 
 
 def test_help(runner):

@@ -47,14 +47,14 @@ def test_layout_one_file_per_run_and_table(stored):
         assert names == sorted(f"{s.key}.parquet" for s in specs), table
     assert not [p for p in out.rglob(".*")]  # no temporary files left
     f = pq.read_table(_part(out, "runs", "grid") / f"{specs[0].key}.parquet")
-    assert f.column_names[:5] == ["key", "seed", "bottleneck_loss", "flows_0_cc", "run"]
+    assert f.column_names[:5] == ["key", "seed", "loss", "cc", "run"]
     assert "experiment" not in f.column_names  # it is the partition
     meta = json.loads(f.schema.metadata[b"ccsim"])
     assert meta["key"] == specs[0].key and meta["seed"] == specs[0].seed
     assert meta["tags"] == specs[0].tags and meta["experiment"] == "grid"
     assert meta["scenario"]["bottleneck"]["loss"] == 0 and meta["scenario"]["tcp"]["mss"] == 1448  # normalised
     ts = pq.read_table(_part(out, "timeseries", "grid") / f"{specs[0].key}.parquet")
-    assert ts.column_names[:6] == ["key", "seed", "bottleneck_loss", "flows_0_cc", "run", "time_s"]
+    assert ts.column_names[:6] == ["key", "seed", "loss", "cc", "run", "time_s"]
 
 
 def test_tag_types_are_stable_across_runs_and_calls(tmp_path):
@@ -112,20 +112,23 @@ def test_tag_names_become_column_names(tmp_path):
 def test_changed_tags_are_rewritten_without_rerunning(stored):
     out, specs = stored
     before = {p.name: p.stat().st_mtime_ns for p in _part(out, "runs", "grid").iterdir()}
-    retagged = [RunSpec(s.experiment, s.scenario, s.seed, {**s.tags, "variant": "v2", "cc": s.tags["flows.0.cc"]},
+    retagged = [RunSpec(s.experiment, s.scenario, s.seed,
+                        {**{k: v for k, v in s.tags.items() if k != "cc"}, "variant": "v2", "algorithm": s.tags["cc"]},
                         s.timeseries) for s in specs]
     report = execute(retagged, out, jobs=2, progress=False)
     assert (report.ran, report.skipped) == (0, 8)
     df = results.load(out, "grid")
     assert set(df["variant"]) == {"v2"} and len(df) == 16
-    assert (df["cc"] == df["flows_0_cc"]).all() and set(df["flow_cc"]) == {"cubic", "bbr"}
+    # Without a cc tag, the flows' algorithm column is cc again.
+    assert (df["algorithm"] == df["cc"]).all() and "flow_cc" not in df.columns
     ts = results.load_timeseries(out, "grid")
-    assert set(ts["variant"]) == {"v2"} and "flow_cc" in ts.columns
-    # Dropping the cc tag again gives the flows' column its name back.
+    assert set(ts["variant"]) == {"v2"} and "flow_cc" not in ts.columns and "algorithm" in ts.columns
+    # Back to the sweep's tags: the cc tag shadows the flows' column again.
     plain = execute(specs, out, jobs=2, progress=False)
     assert plain.ran == 0
     df = results.load(out, "grid")
-    assert "flow_cc" not in df.columns and "variant" not in df.columns and set(df["cc"]) == {"cubic", "bbr"}
+    assert "algorithm" not in df.columns and "variant" not in df.columns and set(df["cc"]) == {"cubic", "bbr"}
+    assert (df["flow_cc"] == df["cc"]).all()
     execute(retagged, out, jobs=2, progress=False)
     after = {p.name: p.stat().st_mtime_ns for p in _part(out, "runs", "grid").iterdir()}
     assert after.keys() == before.keys()
@@ -181,10 +184,14 @@ def test_load_selects_experiments_and_keys(tmp_path):
     execute(a + b, tmp_path, jobs=2, progress=False)
     both = results.load(tmp_path)
     assert list(dict.fromkeys(both["experiment"])) == ["a", "b"] and len(both) == 2 * 2 + 2 * 2
-    assert pd.isna(both.loc[both["experiment"] == "a", "flows_0_cc"]).all()
+    # b's cc tag shadows its flows' algorithm column (flow_cc); a has no cc tag, so its cc column
+    # is its flows' algorithm and it has no flow_cc.
+    assert set(both.loc[both["experiment"] == "a", "cc"]) == {"cubic"}
+    assert pd.isna(both.loc[both["experiment"] == "a", "flow_cc"]).all()
+    assert set(both.loc[both["experiment"] == "b", "flow_cc"]) == {"bbr"}
     pdt.assert_frame_equal(results.load(tmp_path, ["a", "b"]), both)
     only_b = results.load(tmp_path, "b")
-    assert set(only_b["experiment"]) == {"b"} and "bottleneck_loss" not in only_b.columns
+    assert set(only_b["experiment"]) == {"b"} and "loss" not in only_b.columns
     one = results.load(tmp_path, keys=[a[1].key])
     assert set(one["key"]) == {a[1].key} and len(one) == 2
     with pytest.raises(FileNotFoundError, match=r"no experiment 'c'.*stored: a, b"):
@@ -208,12 +215,13 @@ def test_load_warns_about_stale_runs_with_the_same_tags(tmp_path):
 
 def test_load_timeseries_and_events_match_direct_run(stored):
     out, specs = stored
-    spec = next(s for s in specs if s.tags["flows.0.cc"] == "bbr" and s.tags["bottleneck.loss"] == 0.01)
+    spec = next(s for s in specs if s.tags["cc"] == "bbr" and s.tags["loss"] == 0.01)
     direct = ccsim.run(spec.scenario, seed=spec.seed)
     ts = results.load_timeseries(out, "grid", spec.key)
-    assert list(ts.columns[:6]) == ["experiment", "key", "seed", "bottleneck_loss", "flows_0_cc", "run"]
-    assert set(ts["key"]) == {spec.key} and set(ts["flows_0_cc"]) == {"bbr"}
-    body = ts[list(direct.timeseries.columns)].reset_index(drop=True)
+    assert list(ts.columns[:6]) == ["experiment", "key", "seed", "loss", "cc", "run"]
+    assert set(ts["key"]) == {spec.key} and set(ts["cc"]) == {"bbr"}
+    body = ts[[("flow_cc" if c == "cc" else c) for c in direct.timeseries.columns]].reset_index(drop=True)
+    body.columns = list(direct.timeseries.columns)
     pdt.assert_frame_equal(body, direct.timeseries.assign(cc=direct.timeseries["cc"].astype(str)),
                            check_dtype=False)
     ev = results.load_cc_events(out, "grid", spec.key)
@@ -229,7 +237,7 @@ def test_load_timeseries_and_events_match_direct_run(stored):
 
 # -- query ----------------------------------------------------------------------------------------
 
-_SQL = ("SELECT bottleneck_loss, flows_0_cc, avg(total_throughput_mbps) AS mbps, count(DISTINCT key) AS n "
+_SQL = ("SELECT loss, cc, avg(total_throughput_mbps) AS mbps, count(DISTINCT key) AS n "
         "FROM runs WHERE flow = 0 GROUP BY ALL ORDER BY ALL")
 
 
@@ -237,9 +245,9 @@ def test_query_aggregates_over_runs(stored):
     out, _ = stored
     got = results.query(out, _SQL)
     df = results.load(out)
-    want = (df[df["flow"] == 0].groupby(["bottleneck_loss", "flows_0_cc"], as_index=False)
+    want = (df[df["flow"] == 0].groupby(["loss", "cc"], as_index=False)
             .agg(mbps=("total_throughput_mbps", "mean"), n=("key", "nunique")))
-    assert list(got.columns) == ["bottleneck_loss", "flows_0_cc", "mbps", "n"]
+    assert list(got.columns) == ["loss", "cc", "mbps", "n"]
     assert got["mbps"].tolist() == pytest.approx(want["mbps"].tolist())
     assert got["n"].tolist() == [2, 2, 2, 2]
     assert results.query(out, "SELECT DISTINCT experiment FROM runs")["experiment"].tolist() == ["grid"]
@@ -270,7 +278,7 @@ def test_cli_query_prints_a_table(stored, runner):
     res = runner.invoke(cli, ["query", str(out), _SQL])
     assert res.exit_code == 0, res.output
     want = results.query(out, _SQL)
-    for word in ("bottleneck_loss", "flows_0_cc", "mbps", "bbr", "cubic", "4 rows"):
+    for word in ("loss", "cc", "mbps", "bbr", "cubic", "4 rows"):
         assert word in res.stdout, word
     assert f"{want['mbps'].iloc[0]:.6g}" in res.stdout
     csv = runner.invoke(cli, ["query", str(out), _SQL, "--format", "csv"])
@@ -303,3 +311,73 @@ def test_cli_query_missing_directory(runner, tmp_path):
     empty.mkdir()
     res = runner.invoke(cli, ["query", str(empty), "SELECT 1"])
     assert res.exit_code == 2 and "no stored runs" in res.stderr and len(res.stderr.splitlines()) == 1
+
+
+def test_query_failed_view_is_empty_without_failures(stored, runner):
+    out, _ = stored
+    got = results.query(out, "SELECT * FROM failed")
+    assert len(got) == 0 and list(got.columns) == ["experiment", "key", "seed", "error"]
+    res = runner.invoke(cli, ["query", str(out), "SELECT experiment, key FROM failed"])
+    assert res.exit_code == 0 and res.stdout.rstrip().endswith("0 rows"), res.output
+
+
+def test_query_of_a_view_the_store_lacks_names_the_option(tmp_path, runner):
+    execute(expand(base_scenario(), {"bottleneck.loss": [0]}, experiment="plain"), tmp_path, jobs=1,
+            progress=False)
+    for view, what in (("timeseries", "time series"), ("cc_events", "algorithm events")):
+        with pytest.raises(ccsim.ScenarioError, match=f"no {what} are stored here.*ccsim sweep --timeseries"):
+            results.query(tmp_path, f"SELECT count(*) FROM {view}")
+        res = runner.invoke(cli, ["query", str(tmp_path), f"SELECT * FROM {view} LIMIT 3"])
+        assert res.exit_code == 2
+        assert res.stderr == (
+            f"error: {tmp_path}: no {what} are stored here, so there is no {view} view; runs store them "
+            "with `ccsim sweep --timeseries` (Python: ccsim.sweep.expand(..., timeseries=True))\n")
+
+
+def test_wide_query_is_printed_as_records_in_a_narrow_terminal(stored, ccsim_cmd):
+    """SELECT * is wider than 80 columns: every name and value is printed in full, one block per
+    row, never cut short or left blank."""
+    out, _ = stored
+    sql = "SELECT * FROM runs ORDER BY key, flow LIMIT 3"
+    want = results.query(out, sql)
+    env = {**os.environ, "COLUMNS": "80"}
+    env.pop("CCSIM_DEBUG", None)
+    proc = subprocess.run([ccsim_cmd, "query", str(out), sql], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "…" not in proc.stdout and "..." not in proc.stdout
+    assert lines[-1] == "3 rows"
+    width = max(len(c) for c in want.columns) + 1
+    expected = []
+    for i, row in enumerate(want.itertuples(index=False), 1):
+        expected.append(f"-- row {i} --")
+        for col, value in zip(want.columns, row):
+            expected.append(f"{col + ':':<{width}} {_shown(value)}")
+    assert lines[:-1] == expected
+    # A narrow result stays a table.
+    proc = subprocess.run([ccsim_cmd, "query", str(out), "SELECT DISTINCT loss FROM runs ORDER BY 1"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["loss", "─" * len(proc.stdout.split()[1]), "0",
+                                                           "0.01", "2", "rows"]
+
+
+def _shown(value) -> str:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def test_cli_query_markdown(stored, runner):
+    out, _ = stored
+    res = runner.invoke(cli, ["query", str(out), _SQL, "--format", "markdown"])
+    assert res.exit_code == 0, res.output
+    want = results.query(out, _SQL)
+    lines = res.stdout.splitlines()
+    assert lines[0] == "| loss | cc | mbps | n |" and lines[1] == "|---:|---|---:|---:|"
+    assert len(lines) == 2 + len(want)
+    for line, row in zip(lines[2:], want.itertuples(index=False)):
+        assert line == "| " + " | ".join(_shown(v) for v in row) + " |"

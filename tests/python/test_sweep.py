@@ -62,15 +62,15 @@ def test_expand_product_order_seeds_and_tags():
     specs = expand(base_scenario(), {"bottleneck.loss": [0, 0.01], "flows.0.cc": ["cubic", "bbr", "newreno"]},
                    runs=2, experiment="e1")
     assert len(specs) == 2 * 3 * 2
-    combos = [(s.tags["bottleneck.loss"], s.tags["flows.0.cc"], s.seed) for s in specs]
+    combos = [(s.tags["loss"], s.tags["cc"], s.seed) for s in specs]
     expected = [(loss, cc, seed) for loss in (0, 0.01) for cc in ("cubic", "bbr", "newreno") for seed in (1, 2)]
     assert combos == expected  # last key varies fastest, seeds innermost
     for s in specs:
         assert s.experiment == "e1" and s.timeseries is False
         assert s.tags["seed"] == s.seed and s.tags["run"] == s.seed - 1
-        assert list(s.tags) == ["bottleneck.loss", "flows.0.cc", "run", "seed"]
-        assert s.scenario["bottleneck"]["loss"] == s.tags["bottleneck.loss"]
-        assert s.scenario["flows"][0]["cc"] == s.tags["flows.0.cc"]
+        assert list(s.tags) == ["loss", "cc", "run", "seed"]
+        assert s.scenario["bottleneck"]["loss"] == s.tags["loss"]
+        assert s.scenario["flows"][0]["cc"] == s.tags["cc"]
         assert s.scenario["seed"] == s.seed
         assert s.scenario["duration"] == "3s"
     assert len({s.key for s in specs}) == len(specs)
@@ -84,7 +84,7 @@ def test_expand_seeds_default_to_base_seed_else_1():
     assert [s.seed for s in expand(sc, {}, runs=2, experiment="x")] == [1, 2]
     assert [s.seed for s in expand(ccsim.Scenario.from_dict(sc), {}, runs=2, experiment="x", seed0=100)] == [100, 101]
     specs = expand(sc, {"flows.0.cc": ["bbr"]}, experiment="x", timeseries=True)
-    assert len(specs) == 1 and specs[0].timeseries and specs[0].tags == {"flows.0.cc": "bbr", "run": 0, "seed": 1}
+    assert len(specs) == 1 and specs[0].timeseries and specs[0].tags == {"cc": "bbr", "run": 0, "seed": 1}
 
 
 def _core_message(path: str, value) -> str:
@@ -114,6 +114,94 @@ def test_expand_rejects_bad_sweeps(sweep, runs, expected):
     with pytest.raises(ccsim.ScenarioError) as err:
         expand(base_scenario(), sweep, runs, experiment="bad")
     assert _one_line(err.value).startswith(expected), str(err.value)
+
+
+def test_sweep_columns_are_named_after_the_last_path_component():
+    sc = base_scenario()
+    sc["flows"] = [{"cc": "cubic"}, {"cc": "cubic"}]
+    specs = expand(sc, {"bottleneck.loss": [0], "flows.1.params.beta": [700], "tcp.mss": [1000]}, experiment="n")
+    assert list(specs[0].tags) == ["loss", "beta", "mss", "run", "seed"]
+    # Two paths that end alike are both named by their whole path.
+    specs = expand(sc, {"flows.0.cc": ["bbr"], "flows[1].cc": ["newreno"], "bottleneck.loss": [0]}, experiment="n")
+    assert list(specs[0].tags) == ["flows_0_cc", "flows_1_cc", "loss", "run", "seed"]
+    # A named entry keeps its name; its values reach the scenario through its format.
+    specs = expand(sc, {"buffer_bdp": {"path": "bottleneck.buffer", "values": [1, 4], "format": "{}bdp"},
+                        "cc": {"path": "flows.1.cc", "values": ["bbr"]}, "flows.0.cc": ["cubic"]}, experiment="n")
+    assert [s.tags for s in specs] == [{"buffer_bdp": b, "cc": "bbr", "flows_0_cc": "cubic", "run": 0, "seed": 1}
+                                       for b in (1, 4)]
+    assert [s.scenario["bottleneck"]["buffer"] for s in specs] == ["1bdp", "4bdp"]
+    assert [s.scenario["flows"][1]["cc"] for s in specs] == ["bbr", "bbr"]
+
+
+@pytest.mark.parametrize(
+    "sweep, expected",
+    [
+        ({"b b": {"path": "bottleneck.loss", "values": [0]}}, "sweep.b b: 'b b' is not a column name"),
+        ({"run": {"path": "bottleneck.loss", "values": [0]}}, "sweep.run: the column name 'run' is reserved"),
+        ({"x": {"path": "bottleneck.loss", "values": [0], "unit": "%"}},
+         "sweep.x: unknown key 'unit'; accepted: path, values, format"),
+        ({"x": {"values": [0]}}, "sweep.x.path: expected a parameter path"),
+        ({"x": {"path": "bottleneck.loss"}}, "sweep.x.values: missing"),
+        ({"x": {"path": "bottleneck.loss", "values": []}}, "sweep.x.values: expected a non-empty list of values"),
+        ({"x": {"path": "bottleneck.lss", "values": [0]}}, "sweep: bottleneck.lss: unknown key"),
+        ({"x": {"path": "flows.4.cc", "values": ["bbr"]}}, "sweep.x.path: index 4 out of range"),
+        ({"x": {"path": "bottleneck.buffer", "values": [1], "format": "{0}bdp"}},
+         "sweep.x.format: expected a text with one {} for the value"),
+        ({"x": {"path": "bottleneck.buffer", "values": [[1]], "format": "{}bdp"}},
+         "sweep.x.values: a value written through format must be a number or a text"),
+        ({"flows_0_cc": {"path": "bottleneck.loss", "values": [0]}, "cc": {"path": "tcp.mss", "values": [1000]},
+          "flows.0.cc": ["bbr"]}, "sweep: flows_0_cc and flows.0.cc would both be stored as column 'flows_0_cc'"),
+    ],
+)
+def test_expand_rejects_bad_named_entries(sweep, expected):
+    with pytest.raises(ccsim.ScenarioError) as err:
+        expand(base_scenario(), sweep, 1, experiment="bad")
+    assert _one_line(err.value).startswith(expected), str(err.value)
+
+
+def test_sweep_file_named_entry_end_to_end(runner, write_scenario, tmp_path):
+    sc = base_scenario()
+    sc["sweep"] = {"buffer_bdp": {"path": "bottleneck.buffer", "values": [1, 4], "format": "{}bdp"},
+                   "flows.0.cc": ["cubic", "bbr"]}
+    path = write_scenario(sc, "bdp.toml")
+    assert 'buffer_bdp = { path = "bottleneck.buffer", values = [1, 4], format = "{}bdp" }' in path.read_text()
+    out = tmp_path / "o"
+    res = runner.invoke(cli, ["sweep", str(path), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    header = next(ln for ln in res.stdout.splitlines() if "Mbps" in ln and "buffer_bdp" in ln)
+    assert header.split()[:2] == ["buffer_bdp", "cc"]
+    df = results.load(out, "bdp")
+    assert df["buffer_bdp"].dtype == "int64" and sorted(set(df["buffer_bdp"])) == [1, 4]
+    pkts = df.groupby("buffer_bdp")["bn_buffer_pkts"].agg(set)
+    assert len(pkts[1]) == len(pkts[4]) == 1 and pkts[4].pop() > 3.9 * pkts[1].pop()  # "1bdp" and "4bdp"
+    got = results.query(out, "SELECT buffer_bdp, cc, count(*) AS n FROM runs GROUP BY ALL ORDER BY ALL")
+    assert got.values.tolist() == [[1, "bbr", 2], [1, "cubic", 2], [4, "bbr", 2], [4, "cubic", 2]]
+
+
+def test_reproduce_and_sweep_name_columns_alike(write_scenario):
+    """A catalogue entry's [sweep] table written into a sweep file makes the same runs with the same
+    tags (the catalogue expands its sweeps as sweep files are expanded)."""
+    import copy
+
+    from ccsim.experiments.catalogue import BY_ID
+
+    for eid in ("e5-mathis", "e2-fig2", "e4-exp1"):
+        e = BY_ID[eid]
+        sc = copy.deepcopy(e.base)
+        sc.update(duration=e.quick.duration, runs=e.quick.runs, sweep=e.quick.sweep)
+        base, table, runs = load_sweep_file(write_scenario(sc, f"{eid}.toml"))
+        mine = expand(base, table, runs, experiment=eid)
+        catalogue = e.specs(quick=True)
+        assert [s.key for s in mine] == [s.key for s in catalogue]
+        assert [s.tags for s in mine] == [s.tags for s in catalogue]
+    assert list(BY_ID["e5-mathis"].specs(quick=True)[0].tags) == ["cc", "loss", "run", "seed"]
+    assert list(BY_ID["e4-exp2"].specs(quick=True)[0].tags) == ["environment", "cc", "hops", "run", "seed"]
+    e2 = BY_ID["e2-fig2"].specs(quick=True)
+    assert [(s.tags["buffer_bdp"], s.scenario["bottleneck"]["buffer"]) for s in e2] == [
+        (1, "1bdp"), (6, "6bdp"), (18, "18bdp")]
+    e4 = BY_ID["e4-exp1"].specs(quick=True)
+    assert list(e4[0].tags) == ["environment", "hops", "rate_pps", "run", "seed"]
+    assert {s.scenario["flows"][0]["rate"] for s in e4} == {f"{s.tags['rate_pps']}pps" for s in e4}
 
 
 def test_expand_wrong_value_type_gives_the_core_message():
@@ -212,16 +300,16 @@ def test_execute_stores_runs_identical_to_direct_runs(tmp_path):
     assert report.keys == [s.key for s in specs]
     df = results.load(tmp_path, "exec")
     assert len(df) == 4 * 2
-    for col in ("experiment", "key", "seed", "bottleneck_loss", "run", "sim_seconds", "events", "wall_seconds",
+    for col in ("experiment", "key", "seed", "loss", "run", "sim_seconds", "events", "wall_seconds",
                 "total_throughput_mbps", "jain_index", "bn_drops", "bn_random_losses", "bn_utilization",
                 "bn_queue_delay_mean_ms", "bn_queue_delay_p95_ms", "bn_queue_mean_pkts", "flow", "cc",
                 "throughput_mbps", "bytes_acked", "retransmits", "rto_count", "rtt_min_ms", "rtt_mean_ms",
                 "rtt_p95_ms", "cwnd_final_pkts"):
         assert col in df.columns, col
-    assert list(df.columns[:5]) == ["experiment", "key", "seed", "bottleneck_loss", "run"]
-    assert df["bottleneck_loss"].dtype == "float64" and df["seed"].dtype == "int64"
+    assert list(df.columns[:5]) == ["experiment", "key", "seed", "loss", "run"]
+    assert df["loss"].dtype == "float64" and df["seed"].dtype == "int64"
     # Sorted by experiment, tags, seed, flow.
-    assert list(zip(df["bottleneck_loss"], df["run"], df["flow"])) == [
+    assert list(zip(df["loss"], df["run"], df["flow"])) == [
         (loss, run, flow) for loss in (0.0, 0.01) for run in (0, 1) for flow in (0, 1)]
     for spec in specs:
         direct = ccsim.run(spec.scenario, seed=spec.seed).to_dict()
@@ -237,7 +325,7 @@ def test_execute_stores_runs_identical_to_direct_runs(tmp_path):
             for col in ("drops", "random_losses", "utilization", "queue_delay_mean_ms", "queue_delay_p95_ms",
                         "queue_mean_pkts"):
                 assert row[f"bn_{col}"] == direct["bottleneck"][col], col
-            assert row["bottleneck_loss"] == spec.tags["bottleneck.loss"]
+            assert row["loss"] == spec.tags["loss"]
 
 
 def test_rerun_skips_everything_and_force_reruns(tmp_path):
@@ -469,7 +557,7 @@ def test_ray_missing_is_one_clear_error(tmp_path, monkeypatch, runner, write_sce
 def test_python_sweep_entry_point(tmp_path, write_scenario, monkeypatch):
     df = ccsim.sweep(base_scenario(), {"bottleneck.loss": [0, 0.01]}, runs=2, out=tmp_path / "a", jobs=2)
     assert len(df) == 2 * 2 * 2 and set(df["experiment"]) == {"sweep"}
-    assert sorted(set(df["bottleneck_loss"])) == [0.0, 0.01]
+    assert sorted(set(df["loss"])) == [0.0, 0.01]
     # A sweep file: its [sweep] and runs, experiment = file stem, default out ./ccsim-runs/<stem>.
     sc = base_scenario()
     sc["runs"] = 2
@@ -484,7 +572,7 @@ def test_python_sweep_entry_point(tmp_path, write_scenario, monkeypatch):
     as_dict = dict(sc, sweep={"flows": {"0": {"cc": ["cubic", "bbr"]}}, "runs": 1})
     del as_dict["runs"]
     df2 = ccsim.sweep(as_dict, out=tmp_path / "b", jobs=1, experiment="d")
-    assert len(df2) == 2 * 2 and set(df2["flows_0_cc"]) == {"cubic", "bbr"}
+    assert len(df2) == 2 * 2 and set(df2["cc"]) == {"cubic", "bbr"}
     # The module's API is reachable from the function that shadows it.
     assert sweep_fn.execute is execute and sweep_fn.RunSpec is RunSpec and sweep_fn.expand is expand
 
@@ -507,7 +595,7 @@ def test_cli_sweep_end_to_end(runner, write_scenario, tmp_path):
     assert res.exit_code == 0, res.output
     text = res.stdout
     assert "4 combinations x 2 runs = 8 runs (8 ran, 0 already stored, 0 failed)" in text
-    for word in ("bottleneck.loss", "flows.0.cc", "total", "Jain", "flow 0", "flow 1", "runs", "failed",
+    for word in ("loss", "cc", "total", "Jain", "flow 0", "flow 1", "runs", "failed",
                  "cubic", "bbr", "0.01", str(out)):
         assert word in text, word
     # One table row per combination, in sweep order.
@@ -515,7 +603,7 @@ def test_cli_sweep_end_to_end(runner, write_scenario, tmp_path):
     assert [(r[0], r[1]) for r in rows] == [("0", "cubic"), ("0", "bbr"), ("0.01", "cubic"), ("0.01", "bbr")]
     df = results.load(out, "loss")
     for r in rows:
-        sel = df[(df["bottleneck_loss"] == float(r[0])) & (df["flows_0_cc"] == r[1])]
+        sel = df[(df["loss"] == float(r[0])) & (df["cc"] == r[1])]
         assert float(r[2]) == pytest.approx(sel.drop_duplicates("key")["total_throughput_mbps"].mean(), abs=1e-3)
         assert r[-2] == "2" and r[-1] == "-"
     assert len(list((out / "runs" / "experiment=loss").glob("*.parquet"))) == 8

@@ -142,8 +142,8 @@ def test_wireless_sweep_is_stored_and_queryable(tmp_path):
     assert len(df) == 4
     from ccsim.results import query
 
-    q = query(tmp_path, "SELECT wireless_hops, flows_0_rate, loss_ratio, received FROM runs ORDER BY 1, 2")
-    assert list(q.wireless_hops) == [1, 1, 2, 2]
+    q = query(tmp_path, "SELECT hops, rate, loss_ratio, received FROM runs ORDER BY 1, 2")
+    assert list(q.hops) == [1, 1, 2, 2]
     # Past the host's peak, packets are lost at any hop count; below it, none.
-    assert (q[q.flows_0_rate == "300pps"].loss_ratio == 0).all()
-    assert (q[q.flows_0_rate == "1700pps"].loss_ratio > 0.3).all()
+    assert (q[q.rate == "300pps"].loss_ratio == 0).all()
+    assert (q[q.rate == "1700pps"].loss_ratio > 0.3).all()

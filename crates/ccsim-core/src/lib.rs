@@ -35,5 +35,17 @@ pub use engine::{event, rng, time};
 pub use output::{metrics, stats};
 pub use scenario::units;
 
+/// Version of the simulation model: what a given scenario and seed produce.
+///
+/// Bump it with any change that alters any result of an existing scenario and seed (a
+/// different number in a run's summary, time series or algorithm events, `wall_seconds`
+/// aside): a fixed bug, a new default, a changed algorithm or link model. Do not bump it for
+/// pure speed-ups or refactors that keep every result bit-identical. Stored sweep runs are
+/// keyed by it (Python `ccsim.sweep`), so a bump makes the next sweep rerun every run instead
+/// of reusing results computed by the older model. `validation/identity/check.py` holds the
+/// hashes of every existing scenario's results: a bump goes with re-recording them, in the same
+/// commit, with the reason.
+pub const MODEL_VERSION: u32 = 1;
+
 pub use scenario::{Scenario, ScenarioError};
 pub use sim::run;

@@ -265,6 +265,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Panics are reported as RuntimeError by `guarded`; do not also print Rust panic text.
     std::panic::set_hook(Box::new(|_| {}));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MODEL_VERSION", ccsim_core::MODEL_VERSION)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;

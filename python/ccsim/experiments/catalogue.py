@@ -17,7 +17,6 @@ ccsim's choices where the papers are silent are stated in each entry's ``setup``
 from __future__ import annotations
 
 import copy
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -25,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ..sweep import RunSpec
+from ..sweep import RunSpec, expand
 from . import figures
 from .claims import Claim, Data, Verdict, flow_means, fmt, jain, ratio_text, totals
 
@@ -42,9 +41,10 @@ PAPER_004 = ('Katsumata, Ogawa & Yamaguchi, "A study on updating TCP BBR\'s RTpr
 class Variant:
     """Sweep and repetitions of one mode (full or quick)."""
 
-    #: tag -> (scenario path, values[, format]): the tag keeps the value, the scenario gets
-    #: ``format.format(value)`` (e.g. 4 -> "4bdp").
-    sweep: dict[str, tuple]
+    #: A sweep table, as in a sweep file (:mod:`ccsim.sweep_table`): parameter path -> values
+    #: (the column is the path's last component: ``bottleneck.loss`` -> ``loss``), or column
+    #: name -> ``{"path", "values", "format"}`` for a derived value (``buffer_bdp``: 4 -> "4bdp").
+    sweep: dict[str, Any]
     runs: int
     duration: str
 
@@ -70,38 +70,15 @@ class Experiment:
         return self.runs_from or self.id
 
     def specs(self, quick: bool = False, runs: int | None = None) -> list[RunSpec]:
-        """The runs of this entry (none if it reads another entry's runs)."""
+        """The runs of this entry (none if it reads another entry's runs): its sweep expanded
+        as a sweep file's is (:func:`ccsim.sweep.expand`), seeds 1..runs."""
         if self.runs_from:
             return []
         v = self.quick if quick else self.full
         n = runs if runs is not None else v.runs
-        names = list(v.sweep)
-        out = []
-        for combo in itertools.product(*(v.sweep[k][1] for k in names)):
-            sc = copy.deepcopy(self.base)
-            sc["duration"] = v.duration
-            tags: dict[str, Any] = {}
-            for name, value in zip(names, combo):
-                path, fmt_ = v.sweep[name][0], (v.sweep[name][2] if len(v.sweep[name]) > 2 else "{}")
-                _set(sc, path, value if fmt_ == "{}" else fmt_.format(value))
-                tags[name] = value
-            for i in range(n):
-                seed = 1 + i
-                out.append(RunSpec(self.id, copy.deepcopy(sc), seed, {**tags, "run": i}, timeseries=self.timeseries))
-        return out
-
-
-def _set(d: dict, path: str, value: Any) -> None:
-    """Set a dotted path (list indices as numbers) in a nested dict, creating tables."""
-    keys = path.split(".")
-    node: Any = d
-    for k in keys[:-1]:
-        node = node[int(k)] if isinstance(node, list) else node.setdefault(k, {})
-    last = keys[-1]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
+        base = copy.deepcopy(self.base)
+        base["duration"] = v.duration
+        return expand(base, v.sweep, n, experiment=self.id, seed0=1, timeseries=self.timeseries)
 
 
 # ---------------------------------------------------------------------------------------
@@ -560,10 +537,10 @@ def _loglog_fit(n, bw) -> tuple[float, float, float]:
 
 def _e4_tcp_fits(d: Data) -> list[tuple[str, str, float, float, float]]:
     """(env, cc, A, k, R^2) of BW = A / n^k over 2..5 hops, from the mean over seeds."""
-    f = flow_means(d.runs, ["env", "cc", "hops"])
+    f = flow_means(d.runs, ["environment", "cc", "hops"])
     out = []
     lo, hi = E4_FIT_HOPS
-    for (env, cc), g in f.groupby(["env", "cc"]):
+    for (env, cc), g in f.groupby(["environment", "cc"]):
         g = g[(g.hops >= lo) & (g.hops <= hi)].sort_values("hops")
         if len(g) >= 2:
             out.append((env, cc, *_loglog_fit(g.hops, g["mean"])))
@@ -589,8 +566,8 @@ def _e4_exponents(d: Data) -> Verdict:
 
 
 def _e4_alike(d: Data) -> Verdict:
-    f = flow_means(d.runs, ["env", "cc", "hops"])
-    piv = f.pivot_table(index=["env", "hops"], columns="cc", values="mean")
+    f = flow_means(d.runs, ["environment", "cc", "hops"])
+    piv = f.pivot_table(index=["environment", "hops"], columns="cc", values="mean")
     ratio = piv["bbr"] / piv["cubic"]
     ok = bool(((ratio >= 0.8) & (ratio <= 1.25)).all())
     worst = ratio.iloc[int(np.argmax(np.abs(np.log(ratio.values))))]
@@ -601,14 +578,14 @@ def _e4_alike(d: Data) -> Verdict:
 
 def _e4_udp(d: Data) -> pd.DataFrame:
     """Mean delivered throughput and loss ratio per (env, hops, rate_pps)."""
-    g = d.runs.groupby(["env", "hops", "rate_pps"])
+    g = d.runs.groupby(["environment", "hops", "rate_pps"])
     return pd.DataFrame({"thr": g["throughput_mbps"].mean(), "loss": g["loss_ratio"].mean()}).reset_index()
 
 
 def _e4_two_modes(d: Data) -> Verdict:
     u = _e4_udp(d)
     parts, ok = [], True
-    for (env, n), g in u.groupby(["env", "hops"]):
+    for (env, n), g in u.groupby(["environment", "hops"]):
         g = g.sort_values("rate_pps")
         k = int(np.argmax(g.thr.values))
         peak, last = g.thr.values[k], g.thr.values[-1]
@@ -620,7 +597,7 @@ def _e4_two_modes(d: Data) -> Verdict:
 
 def _e4_loss_hops(d: Data) -> Verdict:
     u = _e4_udp(d)
-    u = u[u.env == "darkroom"]
+    u = u[u.environment == "darkroom"]
     one = u[(u.hops == 1)]
     below = one[one.thr >= one.thr.max() * 0.999]["rate_pps"].max()  # the 1-hop peak
     one_loss = float(one[one.rate_pps <= below]["loss"].max())
@@ -636,7 +613,7 @@ def _e4_loss_hops(d: Data) -> Verdict:
 def _e4_loss_fits(d: Data) -> list[tuple[int, float, float, float]]:
     """(n, a_n, b_n, R^2) of p = a_n ln r + b_n per hop count >= 2, darkroom, rates <= 1000."""
     u = _e4_udp(d)
-    u = u[(u.env == "darkroom") & (u.hops >= 2) & (u.rate_pps <= 1000)]
+    u = u[(u.environment == "darkroom") & (u.hops >= 2) & (u.rate_pps <= 1000)]
     out = []
     for n, g in u.groupby("hops"):
         x, y = np.log(g.rate_pps.values.astype(float)), g["loss"].values
@@ -663,7 +640,7 @@ def _e4_global_fit(d: Data) -> Verdict:
     from ..models import A_PAPER, B_PAPER, C_PAPER, D_PAPER, fit_loss_model
 
     u = _e4_udp(d)
-    u = u[(u.env == "darkroom") & (u.hops >= 2) & (u.rate_pps <= 1000)]
+    u = u[(u.environment == "darkroom") & (u.hops >= 2) & (u.rate_pps <= 1000)]
     fit = fit_loss_model(u.rate_pps.values, u.hops.values, u["loss"].values)
     pred = fit.a * (u.hops.values - fit.b) * (np.log(u.rate_pps.values) - fit.c) + fit.d
     y = u["loss"].values
@@ -701,8 +678,10 @@ def _e4_model_sim(d: Data) -> Verdict:
                        f"eq. 14's {k['paper']} (needs the simulated k within 25% of the exact model's)")
 
 
-def _grid(**sweep: tuple) -> dict[str, tuple]:
-    return dict(sweep)
+def _derived(path: str, values: list, fmt: str) -> dict[str, Any]:
+    """A swept value the scenario gets through ``fmt`` (e.g. 4 -> "4bdp"); the column keeps the
+    number, under the entry's name (:mod:`ccsim.sweep_table`)."""
+    return {"path": path, "values": values, "format": fmt}
 
 
 CATALOGUE: list[Experiment] = [
@@ -712,8 +691,8 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_002 + ", figure 6",
         setup=E1_SETUP,
         base=_e1_base(None),
-        full=Variant(_grid(cc=("flows.0.cc", E1_ALGOS), loss=("bottleneck.loss", E1_LOSS)), 5, "100s"),
-        quick=Variant(_grid(cc=("flows.0.cc", E1_ALGOS), loss=("bottleneck.loss", E1_LOSS_QUICK)), 1, "20s"),
+        full=Variant({"flows.0.cc": E1_ALGOS, "bottleneck.loss": E1_LOSS}, 5, "100s"),
+        quick=Variant({"flows.0.cc": E1_ALGOS, "bottleneck.loss": E1_LOSS_QUICK}, 1, "20s"),
         plot=figures.e1_fig6,
         claims=[
             Claim(
@@ -730,8 +709,8 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_002 + ", figure 7",
         setup=E1_SETUP + " N1 runs X, N2 runs NewReno.",
         base=_e1_base("newreno"),
-        full=Variant(_grid(cc=("flows.0.cc", E1_ALGOS), loss=("bottleneck.loss", E1_LOSS)), 5, "100s"),
-        quick=Variant(_grid(cc=("flows.0.cc", E1_ALGOS), loss=("bottleneck.loss", E1_LOSS_QUICK)), 1, "20s"),
+        full=Variant({"flows.0.cc": E1_ALGOS, "bottleneck.loss": E1_LOSS}, 5, "100s"),
+        quick=Variant({"flows.0.cc": E1_ALGOS, "bottleneck.loss": E1_LOSS_QUICK}, 1, "20s"),
         plot=figures.e1_fig7,
         claims=[
             Claim(
@@ -774,8 +753,8 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_003 + ", figure 2",
         setup=E2_SETUP,
         base=_e2_base("bbr"),
-        full=Variant(_grid(buffer_bdp=("bottleneck.buffer", E2_BUFFERS, "{}bdp")), 10, "120s"),
-        quick=Variant(_grid(buffer_bdp=("bottleneck.buffer", E2_BUFFERS_QUICK, "{}bdp")), 1, "30s"),
+        full=Variant({"buffer_bdp": _derived("bottleneck.buffer", E2_BUFFERS, "{}bdp")}, 10, "120s"),
+        quick=Variant({"buffer_bdp": _derived("bottleneck.buffer", E2_BUFFERS_QUICK, "{}bdp")}, 1, "30s"),
         plot=figures.e2,
         claims=[
             Claim(
@@ -807,8 +786,8 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_003 + ", figure 3",
         setup=E2_SETUP + " BBR+ is ccsim's design (docs/algorithms.md): the seed gives its goal, not its mechanism.",
         base=_e2_base("bbrplus"),
-        full=Variant(_grid(buffer_bdp=("bottleneck.buffer", E2_BUFFERS, "{}bdp")), 10, "120s"),
-        quick=Variant(_grid(buffer_bdp=("bottleneck.buffer", E2_BUFFERS_QUICK, "{}bdp")), 1, "30s"),
+        full=Variant({"buffer_bdp": _derived("bottleneck.buffer", E2_BUFFERS, "{}bdp")}, 10, "120s"),
+        quick=Variant({"buffer_bdp": _derived("bottleneck.buffer", E2_BUFFERS_QUICK, "{}bdp")}, 1, "30s"),
         plot=figures.e2,
         claims=[
             Claim(
@@ -879,8 +858,8 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_004 + ", figure 6",
         setup=E3_SETUP + " One flow alone on the link; the two algorithms in separate runs.",
         base=_e3_base({"cc": "bbr"}, None),
-        full=Variant(_grid(cc=("flows.0.cc", ["bbr", "bbr-expire"])), 3, "120s"),
-        quick=Variant(_grid(cc=("flows.0.cc", ["bbr", "bbr-expire"])), 1, "30s"),
+        full=Variant({"flows.0.cc": ["bbr", "bbr-expire"]}, 3, "120s"),
+        quick=Variant({"flows.0.cc": ["bbr", "bbr-expire"]}, 1, "30s"),
         plot=figures.e3_solo,
         timeseries=True,
         claims=[
@@ -945,8 +924,8 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_004 + ", figure 12",
         setup=E3_SETUP + " One flow alone on the link; the two algorithms in separate runs.",
         base=_e3_base({"cc": "bbr", "params": {}}, None),
-        full=Variant(_grid(cc=("flows.0.cc", ["bbr", "bbr-rtprop"])), 3, "120s"),
-        quick=Variant(_grid(cc=("flows.0.cc", ["bbr", "bbr-rtprop"])), 1, "30s"),
+        full=Variant({"flows.0.cc": ["bbr", "bbr-rtprop"]}, 3, "120s"),
+        quick=Variant({"flows.0.cc": ["bbr", "bbr-rtprop"]}, 1, "30s"),
         plot=figures.e3_solo,
         timeseries=True,
         claims=[
@@ -965,10 +944,10 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_000 + ", figures 4, 5, 7, 8 and 9",
         setup=E4_EXP1_SETUP,
         base=_e4_base({"protocol": "udp", "rate": "100pps", "packet_size": 1470}, "rpi3"),
-        full=Variant(_grid(env=("wireless.environment", E4_ENVS), hops=("wireless.hops", E4_HOPS),
-                           rate_pps=("flows.0.rate", E4_RATES, "{}pps")), 3, "30s"),
-        quick=Variant(_grid(env=("wireless.environment", E4_ENVS), hops=("wireless.hops", E4_HOPS_QUICK),
-                            rate_pps=("flows.0.rate", E4_RATES_QUICK, "{}pps")), 1, "10s"),
+        full=Variant({"wireless.environment": E4_ENVS, "wireless.hops": E4_HOPS,
+                           "rate_pps": _derived("flows.0.rate", E4_RATES, "{}pps")}, 3, "30s"),
+        quick=Variant({"wireless.environment": E4_ENVS, "wireless.hops": E4_HOPS_QUICK,
+                            "rate_pps": _derived("flows.0.rate", E4_RATES_QUICK, "{}pps")}, 1, "10s"),
         plot=figures.e4_exp1,
         claims=[
             Claim(
@@ -1008,10 +987,10 @@ CATALOGUE: list[Experiment] = [
         source=PAPER_000 + ", figure 6, eq. 7 and 8",
         setup=E4_EXP2_SETUP,
         base=_e4_base({"cc": "cubic"}, "none"),
-        full=Variant(_grid(env=("wireless.environment", E4_ENVS), cc=("flows.0.cc", ["cubic", "bbr"]),
-                           hops=("wireless.hops", E4_HOPS)), 3, "100s"),
-        quick=Variant(_grid(env=("wireless.environment", E4_ENVS), cc=("flows.0.cc", ["cubic", "bbr"]),
-                            hops=("wireless.hops", [1, 2, 3, 5])), 1, "20s"),
+        full=Variant({"wireless.environment": E4_ENVS, "flows.0.cc": ["cubic", "bbr"],
+                           "wireless.hops": E4_HOPS}, 3, "100s"),
+        quick=Variant({"wireless.environment": E4_ENVS, "flows.0.cc": ["cubic", "bbr"],
+                            "wireless.hops": [1, 2, 3, 5]}, 1, "20s"),
         plot=figures.e4_exp2,
         claims=[
             Claim(
@@ -1082,8 +1061,8 @@ CATALOGUE: list[Experiment] = [
             "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "1bdp", "loss": 0.001},
             "flows": [{"cc": "newreno"}],
         },
-        full=Variant(_grid(cc=("flows.0.cc", ["newreno", "cubic"]), loss=("bottleneck.loss", E5_MATHIS_LOSS)), 3, "100s"),
-        quick=Variant(_grid(cc=("flows.0.cc", ["newreno", "cubic"]), loss=("bottleneck.loss", E5_MATHIS_LOSS_QUICK)), 1, "30s"),
+        full=Variant({"flows.0.cc": ["newreno", "cubic"], "bottleneck.loss": E5_MATHIS_LOSS}, 3, "100s"),
+        quick=Variant({"flows.0.cc": ["newreno", "cubic"], "bottleneck.loss": E5_MATHIS_LOSS_QUICK}, 1, "30s"),
         plot=figures.e5_mathis,
         claims=[
             Claim(
@@ -1111,8 +1090,8 @@ CATALOGUE: list[Experiment] = [
             "tcp": {"recovery": "rack"},
             "flows": [{"cc": "cubic"}],
         },
-        full=Variant(_grid(cc=("flows.0.cc", ["cubic", "bbr"]), loss=("bottleneck.loss", E5_CARDWELL_LOSS)), 2, "60s"),
-        quick=Variant(_grid(cc=("flows.0.cc", ["cubic", "bbr"]), loss=("bottleneck.loss", E5_CARDWELL_LOSS_QUICK)), 1, "20s"),
+        full=Variant({"flows.0.cc": ["cubic", "bbr"], "bottleneck.loss": E5_CARDWELL_LOSS}, 2, "60s"),
+        quick=Variant({"flows.0.cc": ["cubic", "bbr"], "bottleneck.loss": E5_CARDWELL_LOSS_QUICK}, 1, "20s"),
         plot=figures.e5_cardwell,
         claims=[
             Claim(

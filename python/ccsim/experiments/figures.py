@@ -213,7 +213,7 @@ def e5_cardwell(d: Data, stem: Path) -> None:
 
 
 def _e4_udp_means(d: Data) -> pd.DataFrame:
-    g = d.runs.groupby(["env", "hops", "rate_pps"])
+    g = d.runs.groupby(["environment", "hops", "rate_pps"])
     return pd.DataFrame({"thr": g["throughput_mbps"].mean(), "loss": g["loss_ratio"].mean()}).reset_index()
 
 
@@ -223,14 +223,14 @@ def e4_exp1(d: Data, stem: Path) -> None:
     from ..models import loss_ratio
 
     u = _e4_udp_means(d)
-    envs = sorted(u.env.unique())
+    envs = sorted(u.environment.unique())
     fig, axes = plt.subplots(1, len(envs) + 1, figsize=(5 * (len(envs) + 1), 4))
     cmap = plt.get_cmap("viridis")
     hops = sorted(u.hops.unique())
     color = {n: cmap(i / max(len(hops) - 1, 1)) for i, n in enumerate(hops)}
     for ax, env in zip(axes, envs):
         for n in hops:
-            g = u[(u.env == env) & (u.hops == n)].sort_values("rate_pps")
+            g = u[(u.environment == env) & (u.hops == n)].sort_values("rate_pps")
             ax.plot(g.rate_pps, g.thr, marker="o", ms=3, color=color[n], label=f"{n} hop{'s' if n > 1 else ''}")
         ax.set_title(f"{env}: UDP CBR")
         ax.set_xlabel("input rate (packets/s)")
@@ -238,7 +238,7 @@ def e4_exp1(d: Data, stem: Path) -> None:
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
     ax = axes[-1]
-    dark = u[u.env == "darkroom"] if "darkroom" in envs else u
+    dark = u[u.environment == "darkroom"] if "darkroom" in envs else u
     for n in hops:
         g = dark[dark.hops == n].sort_values("rate_pps")
         ax.plot(g.rate_pps, g["loss"], marker="o", ms=3, color=color[n], label=f"{n} (ccsim)")
@@ -254,7 +254,7 @@ def e4_exp1(d: Data, stem: Path) -> None:
 
 
 def _e4_tcp_means(d: Data) -> pd.DataFrame:
-    return flow_means(d.runs, ["env", "cc", "hops"])
+    return flow_means(d.runs, ["environment", "cc", "hops"])
 
 
 def e4_exp2(d: Data, stem: Path) -> None:
@@ -265,7 +265,7 @@ def e4_exp2(d: Data, stem: Path) -> None:
     f = _e4_tcp_means(d)
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     styles = {"darkroom": "-", "indoor": ":"}
-    for (env, cc), g in f.groupby(["env", "cc"]):
+    for (env, cc), g in f.groupby(["environment", "cc"]):
         g = g.sort_values("hops")
         line = ax.errorbar(g.hops, g["mean"], yerr=g["std"], marker="o" if cc == "cubic" else "s", ms=4, capsize=3,
                            ls=styles.get(env, "-"), label=f"{_name(cc)}, {env}")
@@ -294,7 +294,7 @@ def e4_model(d: Data, stem: Path) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     ax.plot(curves.n, curves.bw_exact_mbps, "k-", label="model, eq. 13 solved exactly")
     ax.plot(curves.n, curves.bw_approx_mbps, "k--", label="model, eq. 13 approximated (log W_max held)")
-    for env, g in f[f.cc == "cubic"].groupby("env"):
+    for env, g in f[f.cc == "cubic"].groupby("environment"):
         g = g.sort_values("hops")
         ax.errorbar(g.hops, g["mean"], yerr=g["std"], marker="o", ms=4, capsize=3, label=f"ccsim CUBIC, {env}")
     _loglog_hops_axes(ax, sorted(set(f.hops.unique()) | set(ns.tolist())))

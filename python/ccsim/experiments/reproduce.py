@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from .. import results, sweep
+from .. import results, store_check, sweep
 from ..scenario import int_text
 from ..sweep import MAX_RUNS
 from .catalogue import BY_ID, CATALOGUE, Experiment
@@ -66,6 +66,8 @@ class ExperimentOutcome:
 class ReproduceReport:
     outcomes: list[ExperimentOutcome] = field(default_factory=list)
     failed_runs: list[tuple[str, str]] = field(default_factory=list)
+    #: Lines about stored runs found damaged or of an older model version (moved aside).
+    store_notes: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     out: Path | None = None
 
@@ -107,6 +109,7 @@ def reproduce(
     )
     rep = ReproduceReport(out=out)
     rep.failed_runs = [(s.experiment, msg) for s, msg in ex.failed]
+    rep.store_notes = store_check.summary_lines(ex)
     data: dict[str, Data] = {}
     for e in entries:
         keys = {s.key for s in specs_by[e.data_id]}
