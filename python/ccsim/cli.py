@@ -18,7 +18,7 @@ from typing import Any, NoReturn, Sequence
 
 import click
 
-from . import __version__
+from . import __version__, _core
 from .result import CcsimWarning, Result, run as run_scenario
 from .scenario import ScenarioError, algorithms as list_algorithms
 

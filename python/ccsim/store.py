@@ -110,6 +110,8 @@ FLOW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("cwnd_final_bytes", _I),
     ("completed", _B),
     ("completion_s", _F),
+    # The nodes the flow's data crosses, as one string: "a->r1->r2->b" (link ids are "a->r1").
+    ("path", _S),
 )
 
 _EVENT_TYPES = {"time_s": _F, "flow": _I, "cc": _S, "kind": _S, "value": _F, "value2": _F}
@@ -475,7 +477,10 @@ def runs_table(payload: Mapping[str, Any], summary: Mapping[str, Any]) -> pa.Tab
     for col, kind in FLOW_COLUMNS:
         src = "id" if col == "flow" else col
         names.append(col)
-        arrays.append(_array([f.get(src) for f in rows], kind))
+        values = [f.get(src) for f in rows]
+        if col == "path":
+            values = ["->".join(v) if isinstance(v, list) and v else None for v in values]
+        arrays.append(_array(values, kind))
     known_flow = {("id" if c == "flow" else c) for c, _ in FLOW_COLUMNS}
     extra = [k for k in (flows[0] if flows else {}) if k not in known_flow and k not in names]
     for col in extra:

@@ -46,7 +46,9 @@ def check_runs(entries: Sequence[Experiment], *, quick: bool, runs: int | None) 
         if e.runs_from:
             continue
         v = e.quick if quick else e.full
-        total += math.prod(len(values[1]) for values in v.sweep.values()) * (runs if runs is not None else v.runs)
+        # A sweep table's values: a list, or a named entry's "values".
+        sizes = (len(x["values"]) if isinstance(x, dict) else len(x) for x in v.sweep.values())
+        total += math.prod(sizes) * (runs if runs is not None else v.runs)
     if total > MAX_RUNS:
         raise ValueError(f"--runs: {int_text(runs or 0)} runs per point make {int_text(total)} runs; "
                          f"accepted: at most {MAX_RUNS} runs")

@@ -493,11 +493,12 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
             FlowsOn::Dumbbell => {
                 for k in WIRELESS_FLOW_KEYS.iter().chain(["path"].iter()) {
                     if t.get(k).is_some() {
-                        let hint = if ["src", "dst", "path"].contains(k) { "; flows between named nodes need a [[links]] network" } else { "" };
-                        return err(
-                            &t.p(k),
-                            format!("not used on a [bottleneck] dumbbell: each flow is TCP from its own sender over its access link to the one receiver{hint}"),
-                        );
+                        let used = match *k {
+                            "path" => "only used with [[links]]",
+                            "src" | "dst" => "only used in a [wireless] scenario or with [[links]]",
+                            _ => "only used in a [wireless] scenario",
+                        };
+                        return err(&t.p(k), format!("{used}; a dumbbell flow is TCP from its own sender over its access link"));
                     }
                 }
             }
