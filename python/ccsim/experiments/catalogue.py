@@ -93,9 +93,13 @@ E1_ALGOS = ["newreno", "chd", "cdg", "ucc"]
 def _e1_base(second: str | None) -> dict:
     # Table 1: N1, N2 -> R (100 Mbps, 0 ms) -> N3 (10 Mbps, 20 ms), 50-packet buffer,
     # 1000-byte segments, SACK, CHD q_th = 20 ms, UCC alpha = 0.99, 100 s. The drop applies to
-    # data packets on R -> N3.
-    flows = [{"cc": "newreno", "access_rate": "100Mbps", "access_delay": "0ms"}]
-    flows.append({"cc": second or "newreno", "access_rate": "100Mbps", "access_delay": "0ms"})
+    # data packets on R -> N3. `second` is N2's algorithm; None: the same as N1's (fig. 6),
+    # one [[flows]] entry with count = 2, so that sweeping flows.0.cc sets both.
+    if second is None:
+        flows = [{"cc": "newreno", "count": 2, "access_rate": "100Mbps", "access_delay": "0ms"}]
+    else:
+        flows = [{"cc": "newreno", "access_rate": "100Mbps", "access_delay": "0ms"}]
+        flows.append({"cc": second, "access_rate": "100Mbps", "access_delay": "0ms"})
     return {
         "duration": "100s",
         "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "50pkt", "loss": 0.0},
