@@ -8,10 +8,12 @@
 //! event queue), [`rng`] (seeded streams), [`net`] (links, queues, loss), [`tcp`] (sender,
 //! receiver, SACK, RTO, rate sampling), [`cc`] (the congestion-control trait and one file per
 //! algorithm), [`scenario`] (validated configuration), [`sim`] (the dumbbell wiring and the run
-//! loop) and [`metrics`] (what a run reports).
+//! loop), [`metrics`] (what a run reports) and [`limits`] (the memory a run needs, estimated
+//! before it runs).
 
 pub mod cc;
 pub mod event;
+pub mod limits;
 pub mod metrics;
 pub mod net;
 pub mod rng;
