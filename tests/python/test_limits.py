@@ -152,6 +152,23 @@ def cli_main():
     return cli
 
 
+def test_a_queue_that_outgrows_the_limit_stops_the_run_with_an_explanation(write_scenario, ccsim_cmd):
+    # A NewReno flow whose access link is slower than the bottleneck never loses a packet: its
+    # window, and its unlimited access queue, grow for as long as the run lasts.
+    path = write_scenario({"duration": "100000s", "bottleneck": {"rate": "100Mbps", "delay": "10ms"},
+                           "flows": [{"cc": "newreno", "access_rate": "10Mbps"}]})
+    try:
+        proc = subprocess.run([ccsim_cmd, "run", str(path), "--no-timeseries", "--memory-limit", "50MB"],
+                              capture_output=True, text=True, env=_env(), timeout=60, preexec_fn=_cap_memory)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the run was not stopped within 60 s")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    line = proc.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: {path}: stopped after "), line
+    assert "s of the 100000.000 s simulated: the packets queued and in flight took " in line, line
+    assert "more than the memory limit of 50.0 MB, as set; " in line and "access_rate" in line, line
+
+
 # -- time series off --------------------------------------------------------------------------
 
 

@@ -5,8 +5,8 @@
 //! The estimate covers the whole life of a run as `ccsim run` and `ccsim.run` see it: the
 //! engine's state, the time series and event log it records, and their conversion into
 //! Python lists and pandas DataFrames (which cost more per row than the engine's columns).
-//! Its parts, with the constants measured on Linux x86-64 (CPython 3.12, pandas 2; peak RSS
-//! with `/usr/bin/time -f %M` at several sizes and the slope taken, see docs/model.md):
+//! Its parts, with the constants measured on Linux x86-64 (CPython 3.11, pandas 3; peak RSS
+//! with `/usr/bin/time -f %M` at several sizes and the slope taken; see docs/model.md):
 //!
 //! - flows: [`TCP_FLOW_BYTES`] per TCP flow, [`UDP_FLOW_BYTES`] per UDP flow;
 //! - packets queued or in flight: at most the bottleneck's BDP plus its buffer (dumbbell) or
