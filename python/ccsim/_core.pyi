@@ -36,8 +36,12 @@ def resolve(scenario_json: str) -> str:
     """
 
 def run(
-    scenario_json: str, seed: int | None = None
-) -> tuple[str, dict[str, list], dict[str, list], dict[str, list]]:
+    scenario_json: str,
+    seed: int | None = None,
+    timeseries: bool = True,
+    memory_limit: int | None = None,
+    limit_text: str = "",
+) -> tuple[str, dict[str, bytearray | list], dict[str, bytearray | list], dict[str, bytearray | list]]:
     """Run one simulation and return ``(summary_json, timeseries_columns, event_columns,
     link_queue_columns)``.
 
@@ -49,15 +53,30 @@ def run(
     ``delivery_rate_mbps`` (data (s)acked per interval), ``goodput_mbps``
     (cumulative-ACK advance per interval), ``bytes_acked``, ``cwnd_pkts``, ``srtt_ms``,
     ``rtprop_ms``, ``btlbw_mbps``, ``pacing_rate_mbps``, ``inflight_pkts``, ``rho``, ``queue_state``, ``shadow_wnd_pkts``,
-    ``queue_pkts``, ``queue_bytes``) to an equal-length list, one row per
-    (sample time, flow); floats are NaN where an algorithm lacks the quantity.
-    The third item holds the algorithm events: ``time_s``, ``flow``, ``cc``,
-    ``kind``, ``value``, ``value2``, one entry per event. The fourth holds the queue of
-    every link direction with a buffer (a rate and a finite limit), in long format:
-    ``time_s``, ``link`` (its id, e.g. ``"r1->r2"``), ``queue_pkts``, ``queue_bytes``.
+    ``queue_pkts``, ``queue_bytes``) to one row per (sample time, flow): numeric
+    columns as a ``bytearray`` of native float64 (``flow``, ``bytes_acked``, ``cwnd_pkts``,
+    ``inflight_pkts``, ``queue_pkts``, ``queue_bytes``: int64) for ``numpy.frombuffer``,
+    ``cc`` and ``queue_state`` as lists of str (and None); floats are NaN where an
+    algorithm lacks the quantity.  The third item holds the algorithm events the same way:
+    ``time_s``, ``flow`` (int64), ``value``, ``value2`` packed, ``cc``, ``kind`` lists.
+
+    ``timeseries=False`` records no time series (the summary is the same).  With
+    ``memory_limit`` (bytes), a run whose estimate (:func:`estimate_memory`) exceeds it is
+    refused with ``ValueError`` before anything is allocated, naming ``limit_text`` as the
+    limit's origin, and a run whose queues outgrow it is stopped the same way.  The
+    simulation runs without the GIL in chunks of about 20 ms of wall time; between chunks
+    Ctrl-C raises ``KeyboardInterrupt``.
+    The fourth item holds the queue of every link direction with a buffer (a rate and a
+    finite limit), in long format, the same way: ``time_s``, ``queue_pkts``, ``queue_bytes``
+    packed, ``link`` (its id, e.g. ``"r1->r2"``) a list.
 
     Raises ``ValueError`` exactly as :func:`validate` does.
     """
+
+def estimate_memory(scenario_json: str, timeseries: bool = True) -> str:
+    """The memory a run of the scenario needs, as JSON: ``total_bytes`` and its parts,
+    ``flows``/``flow_bytes``, ``packets``/``packet_bytes``, ``timeseries_rows``/
+    ``timeseries_bytes``, ``cc_event_rows``/``cc_event_bytes``."""
 
 def algorithms() -> str:
     """JSON list of ``{name, summary, source, params: [{name, default, unit, range, min, max, doc}]}``."""

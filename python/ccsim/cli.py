@@ -151,37 +151,58 @@ def cli() -> None:
               help=f"Write summary.json, flows.parquet, timeseries.parquet, cc_events.parquet, links.parquet and link_queues.parquet (wired networks) and {PLOT_FILENAME}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the run summary as one JSON object on stdout.")
-def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool) -> None:
+@click.option("--no-timeseries", "no_timeseries", is_flag=True,
+              help="Record no time series (for long or large runs; the summary is the same).")
+@click.option("--memory-limit", "memory_limit", default=None, metavar="SIZE",
+              help="Memory the run may use, e.g. 8GB (default: $CCSIM_MEMORY_LIMIT, else half "
+                   "of this machine's memory); a run estimated to need more is refused.")
+def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool, no_timeseries: bool,
+            memory_limit: str | None) -> None:
     """Run the scenario in FILE.toml and print a summary."""
-    result = run_scenario(file, seed=seed)
+    from .limits import parse_size
+
+    limit = parse_size(memory_limit, "--memory-limit") if memory_limit is not None else None
+    result = run_scenario(file, seed=seed, timeseries=not no_timeseries, memory_limit=limit)
     _show_result(result, out_dir, as_json)
 
 
 def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:
     """Write the result's files to ``out_dir`` (if given); print its JSON or its summary."""
-    written = _write_outputs(result, out_dir) if out_dir is not None else None
+    written, plotted = _write_outputs(result, out_dir) if out_dir is not None else (None, False)
     if as_json:
         click.echo(json.dumps(result.to_dict()))
         if written is not None:
             click.echo(f"wrote results to {written}", err=True)
+            if not plotted:
+                click.echo(f"{PLOT_FILENAME} not drawn: the run has no time series", err=True)
     else:
         _print_summary(result)
         if written is not None:
-            names = ["summary.json", "flows.parquet", "timeseries.parquet", "cc_events.parquet"]
+            names = ["summary.json", "flows.parquet", "timeseries.parquet" + ("" if plotted else " (no rows)"),
+                     "cc_events.parquet"]
             if result.to_dict().get("links"):
                 names += ["links.parquet", "link_queues.parquet"]
-            click.echo(f"wrote {', '.join(names)} and {PLOT_FILENAME} to {written}")
+            if plotted:
+                click.echo(f"wrote {', '.join(names)} and {PLOT_FILENAME} to {written}")
+            else:
+                click.echo(f"wrote {', '.join(names)} to {written}; {PLOT_FILENAME} not drawn: "
+                           "the run has no time series")
     _print_warnings(result)
 
 
-def _write_outputs(result: Result, out_dir: Path) -> Path:
+def _write_outputs(result: Result, out_dir: Path) -> tuple[Path, bool]:
+    """Write the result's files; (the directory, whether the plot was drawn)."""
+    plotted = len(result.timeseries) > 0
     try:
         out = result.to_parquet(out_dir)
-        result.plot(out / PLOT_FILENAME)
+        if plotted:
+            result.plot(out / PLOT_FILENAME)
+        else:  # not a plot of an earlier run left beside these results
+            (out / PLOT_FILENAME).unlink(missing_ok=True)
     except OSError as exc:
         target = exc.filename or out_dir
         raise UserError(f"cannot write results to {target}: {exc.strerror or exc}") from None
-    return out
+    return out, plotted
 
 
 @cli.command("algorithms")
@@ -504,8 +525,12 @@ def _print_comparison(file: Path, both: dict[str, Any]) -> None:
               help="Seeds per combination; overrides the file's `runs`.")
 @click.option("--timeseries", is_flag=True,
               help="Also store each run's time series and algorithm events.")
+@click.option("--memory-limit", "memory_limit", default=None, metavar="SIZE",
+              help="Memory each run may use, e.g. 4GB (default: $CCSIM_MEMORY_LIMIT, else half of this "
+                   "machine's memory shared by the runs in parallel); a run that would need more fails.")
 def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
-              address: str | None, force: bool, runs: int | None, timeseries: bool) -> None:
+              address: str | None, force: bool, runs: int | None, timeseries: bool,
+              memory_limit: str | None) -> None:
     """Run the sweep in FILE.toml: every combination of its [sweep] table x `runs` seeds.
 
     FILE.toml is a scenario plus `runs = N` and a [sweep] table of parameter
@@ -527,6 +552,9 @@ def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
             import ray  # noqa: F401
         except ImportError:
             raise UserError(RAY_MISSING) from None
+    from .limits import parse_size
+
+    limit = parse_size(memory_limit, "--memory-limit") if memory_limit is not None else None
     base, sweep_table, file_runs = load_sweep_file(file)
     n_runs = runs if runs is not None else file_runs
     experiment = store.experiment_from_stem(file.stem)
@@ -534,7 +562,7 @@ def sweep_cmd(file: Path, out_dir: Path | None, jobs: int | None, backend: str,
     out = out_dir if out_dir is not None else Path("ccsim-runs") / experiment
     try:
         report = execute(specs, out, jobs=jobs, backend=backend, address=address, force=force,
-                         progress=True, description=experiment)
+                         progress=True, description=experiment, memory_limit=limit)
     except RayNotInstalledError:
         raise UserError(RAY_MISSING) from None
     except RayStartError as exc:

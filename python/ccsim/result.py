@@ -72,6 +72,10 @@ TIMESERIES_COLUMNS: tuple[str, ...] = (
 #: Link-queue columns (``Result.link_queues``), one row per (sample time, link direction).
 LINK_QUEUE_COLUMNS: tuple[str, ...] = ("time_s", "link", "queue_pkts", "queue_bytes")
 
+# Types of the time-series columns that are not float64, for a table without rows.
+_EMPTY_TIMESERIES_DTYPES = {"flow": "int64", "cc": "category", "bytes_acked": "int64", "cwnd_pkts": "int64",
+                            "inflight_pkts": "int64", "queue_pkts": "int64", "queue_bytes": "int64"}
+
 #: Algorithm-event columns (``Result.cc_events``), one row per event.
 EVENT_COLUMNS: tuple[str, ...] = ("time_s", "flow", "cc", "kind", "value", "value2")
 
@@ -84,21 +88,42 @@ _FLOAT_FLOW_COLUMNS = frozenset(
 ScenarioLike = Scenario | Mapping[str, Any] | str | os.PathLike
 
 
-def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    *,
+    timeseries: bool = True,
+    memory_limit: int | str | None = None,
+) -> Result:
     """Run one simulation.
 
     ``scenario`` is a :class:`Scenario`, a dict with the TOML structure, or the
     path of a scenario TOML file.  ``seed`` overrides the scenario's seed.
-    Raises :class:`ScenarioError` for an invalid scenario or seed.
+    ``timeseries=False`` records no time series (the run is otherwise identical and
+    its :attr:`Result.timeseries` is empty): for long or large runs.
+    ``memory_limit`` (bytes, or a size such as ``"8GB"``) is the memory the run may
+    use; by default ``$CCSIM_MEMORY_LIMIT``, else half of the machine's memory (see
+    :mod:`ccsim.limits`).  A run estimated to need more is refused before it starts.
+    Raises :class:`ScenarioError` for an invalid scenario or seed, and for a run
+    that needs more memory than its limit.
     """
+    from . import limits
+
+    return _run(scenario, seed, timeseries, limits.resolve(memory_limit))
+
+
+def _run(scenario: ScenarioLike, seed: int | None, timeseries: bool, limit: tuple[int, str]) -> Result:
+    """:func:`run` with the memory limit resolved: (bytes, where it comes from)."""
     sc = _as_scenario(scenario)
     if seed is not None:
         seed = as_seed(seed)
         if not 0 <= seed <= MAX_SEED:
             raise ScenarioError(f"seed: {int_text(seed)} is out of range; accepted: an integer in [0, {MAX_SEED}]")
+    if not isinstance(timeseries, bool):
+        raise ScenarioError(f"timeseries: expected true or false; got {timeseries!r}")
     payload = sc.to_json()
     try:
-        summary_json, columns, events, link_queues = _core.run(payload, seed)
+        summary_json, columns, events, link_queues = _core.run(payload, seed, timeseries, limit[0], limit[1])
     except ValueError as exc:
         raise sc._error(exc) from None
     result = Result(json.loads(summary_json), columns, scenario=sc, events=events, link_queues=link_queues)
@@ -279,20 +304,28 @@ class Result:
         import pandas as pd
 
         cols = self._columns
+        if not any(_rows(v) for v in cols.values()):
+            # No rows (a run without time series, or with no TCP flow): the usual columns,
+            # with the types they have when there are rows.
+            return pd.DataFrame({c: pd.Series(dtype=_EMPTY_TIMESERIES_DTYPES.get(c, "float64"))
+                                 for c in TIMESERIES_COLUMNS})
         order = [c for c in TIMESERIES_COLUMNS if c in cols] + [
             c for c in cols if c not in TIMESERIES_COLUMNS
         ]
-        lengths = {len(cols[c]) for c in order}
+        lengths = {_rows(cols[c]) for c in order}
         if len(lengths) > 1:
             raise ValueError(
                 "time-series columns from the core have different lengths: "
-                + ", ".join(f"{c}={len(cols[c])}" for c in order)
+                + ", ".join(f"{c}={_rows(cols[c])}" for c in order)
             )
         data: dict[str, Any] = {}
         for name in order:
             values = cols[name]
             if name == "cc":
                 data[name] = pd.Categorical(values)
+                continue
+            if isinstance(values, bytearray):
+                data[name] = _unpack(values, _EMPTY_TIMESERIES_DTYPES.get(name, "float64"))
                 continue
             arr = np.asarray(values)
             if arr.dtype == object or (name == "time_s" and arr.dtype.kind != "f"):
@@ -307,10 +340,14 @@ class Result:
     def cc_events(self) -> pd.DataFrame:
         """Algorithm events, one row each (:data:`EVENT_COLUMNS`): e.g. ``rtprop_update``
         (value = new RTprop ms, value2 = the RTT sample ms that triggered it) or
-        ``forced_expire``. Empty for algorithms that record none."""
+        ``forced_expire``. Empty for algorithms that record none. A run keeps at most
+        1,000,000 events: past that, one last row of kind ``truncated`` (at the time, flow
+        and algorithm of the first event left out) has ``value`` = the number left out."""
         import pandas as pd
 
         cols = {c: self._events.get(c, []) for c in EVENT_COLUMNS}
+        cols = {c: _unpack(v, "int64" if c == "flow" else "float64") if isinstance(v, bytearray) else v
+                for c, v in cols.items()}
         df = pd.DataFrame(cols)
         df["time_s"] = df["time_s"].astype("float64")
         df["value"] = df["value"].astype("float64")
@@ -357,6 +394,18 @@ class Result:
             f"sim_seconds={self._summary.get('sim_seconds')} "
             f"total_throughput_mbps={self._summary.get('total_throughput_mbps')}>"
         )
+
+
+def _rows(values: Any) -> int:
+    """Rows of a column: a list, or a bytearray of 8-byte numbers from the core."""
+    return len(values) // 8 if isinstance(values, bytearray) else len(values)
+
+
+def _unpack(values: bytearray, dtype: str):
+    """A column packed by the core (native float64 or int64) as a numpy array, without a copy."""
+    import numpy as np
+
+    return np.frombuffer(values, dtype=dtype)
 
 
 def _numeric_if_possible(series: pd.Series) -> pd.Series:

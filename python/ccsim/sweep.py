@@ -478,25 +478,35 @@ class ExecutionReport:
         return self.ran - len(self.failed)
 
 
-def _simulate(scenario: Mapping[str, Any], seed: int):
-    """Run one simulation (a seam for tests). Its warnings are not printed: a sweep's
-    workers share the terminal with its progress bar."""
+def _simulate(scenario: Mapping[str, Any], seed: int, *, timeseries: bool = True,
+              memory_limit: tuple[int, str] | None = None):
+    """Run one simulation (a seam for tests). ``memory_limit`` is (bytes, where it comes
+    from); by default that of ``ccsim.run``. Its warnings are not printed: a sweep's workers
+    share the terminal with its progress bar."""
     import warnings
 
-    from .result import CcsimWarning, run
+    from . import limits
+    from .result import CcsimWarning, _run
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CcsimWarning)
-        return run(scenario, seed=seed)
+        return _run(scenario, seed, timeseries, memory_limit or limits.resolve())
 
 
 def _run_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Worker: run one spec and return its tables as Parquet bytes (or the error)."""
     import traceback
 
+    from . import limits
+
     key = payload["key"]
     try:
-        result = _simulate(payload["scenario"], payload["seed"])
+        # A limit set explicitly applies to each run; the default is this machine's memory
+        # shared among the runs it executes at once (a Ray worker's machine runs one per CPU).
+        limit = payload.get("memory_limit") or limits.default_limit(payload.get("memory_share") or os.cpu_count() or 1)
+        # Without time series requested, none is recorded (the run is otherwise the same).
+        result = _simulate(payload["scenario"], payload["seed"], timeseries=bool(payload["timeseries"]),
+                           memory_limit=tuple(limit))
         out: dict[str, Any] = {"key": key, "ok": True}
         out["runs"] = store.to_parquet_bytes(store.runs_table(payload, result.to_dict()))
         if payload["timeseries"]:
@@ -679,6 +689,7 @@ def execute(
     force: bool = False,
     progress: bool = True,
     description: str = "runs",
+    memory_limit: int | str | None = None,
 ) -> ExecutionReport:
     """Run every spec that is not stored in ``out`` yet (all of them with ``force``).
 
@@ -693,7 +704,14 @@ def execute(
     more is started, finished runs are kept and ``KeyboardInterrupt`` is raised
     again (with the partial :class:`ExecutionReport` as its ``report``
     attribute).
+
+    ``memory_limit`` (bytes or a size such as ``"8GB"``; default ``$CCSIM_MEMORY_LIMIT``) is
+    the memory each run may use; without either, each local run may use half of the
+    machine's memory divided by the runs executing at once (see :mod:`ccsim.limits`). A run
+    that would need more is recorded as failed, with the estimate in its error.
     """
+    from . import limits
+
     t0 = time.perf_counter()
     if isinstance(specs, RunSpec) or not isinstance(specs, Sequence):
         specs = list(specs) if not isinstance(specs, RunSpec) else [specs]
@@ -736,6 +754,7 @@ def execute(
         kinds[e] = {col: store.merge_kinds(ks) for col, ks in seen.items()}
 
     version = getattr(_core, "__version__", None)
+    explicit_limit = limits.resolve(memory_limit) if memory_limit is not None or os.environ.get(limits.ENV_VAR, "").strip() else None
 
     def payload(s: RunSpec, key: str | None = None) -> dict[str, Any]:
         cols = store.tag_columns(s.tags)
@@ -751,6 +770,8 @@ def execute(
             "normalized": s._normalized,
             "version": version,
             "model_version": _core.MODEL_VERSION,
+            # (bytes, origin) when set explicitly; else each worker takes its machine's default.
+            "memory_limit": explicit_limit,
         }
 
     todo: list[tuple[RunSpec, str, dict[str, Any]]] = []
@@ -867,7 +888,7 @@ def _progress(enabled: bool, description: str, total: int, done: int):
 
 def _execute_inline(todo, runner: _Runner) -> None:
     for spec, twin, p in todo:
-        runner.handle(spec, twin, _run_payload(p))
+        runner.handle(spec, twin, _run_payload({**p, "memory_share": 1}))
 
 
 def _execute_local(todo, runner: _Runner, jobs: int | None, prog) -> None:
@@ -901,7 +922,7 @@ def _execute_local(todo, runner: _Runner, jobs: int | None, prog) -> None:
             while pending and len(inflight) < limit:
                 spec, twin, p = pending.popleft()
                 try:
-                    inflight[pool.submit(_run_payload, p)] = (spec, twin)
+                    inflight[pool.submit(_run_payload, {**p, "memory_share": workers})] = (spec, twin)
                 except BrokenProcessPool as exc:
                     pending.appendleft((spec, twin, p))
                     broken = exc
@@ -1047,6 +1068,7 @@ def sweep(
     force: bool = False,
     progress: bool = False,
     experiment: str | None = None,
+    memory_limit: int | str | None = None,
 ) -> pd.DataFrame:
     """Run a sweep and return its results (one row per run and flow).
 
@@ -1055,8 +1077,9 @@ def sweep(
     with ``sweep`` and ``runs`` (default 1).  Results are stored in ``out``
     (default ``./ccsim-runs/<experiment>``; the experiment defaults to the
     file stem, else the scenario's ``name``, else ``"sweep"``); runs already
-    stored there are not run again.  Returns :func:`ccsim.results.load` of this
-    sweep's runs; failed runs are warned about (and are in ``out``).
+    stored there are not run again.  ``memory_limit`` is that of each run (see
+    :func:`execute`).  Returns :func:`ccsim.results.load` of this sweep's runs; failed
+    runs are warned about (and are in ``out``).
     """
     from . import results
 
@@ -1085,7 +1108,7 @@ def sweep(
     specs = expand(base, sweep or {}, 1 if runs is None else runs, experiment=experiment)
     out = Path(out) if out is not None else Path(DEFAULT_ROOT) / experiment
     report = execute(specs, out, jobs=jobs, backend=backend, address=address, force=force,
-                     progress=progress, description=experiment)
+                     progress=progress, description=experiment, memory_limit=memory_limit)
     for line in store_check.summary_lines(report):
         warnings.warn(line, UserWarning, stacklevel=2)
     if report.failed:

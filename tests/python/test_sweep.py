@@ -381,10 +381,10 @@ def test_worker_exception_is_recorded_and_a_later_success_clears_it(tmp_path, mo
     target = specs[1].key
     real = sweep_mod._simulate
 
-    def flaky(scenario, seed):
+    def flaky(scenario, seed, **options):
         if scenario["bottleneck"]["loss"] == 0.001:
             raise RuntimeError("boom\nsecond line")
-        return real(scenario, seed)
+        return real(scenario, seed, **options)
 
     monkeypatch.setattr(sweep_mod, "_simulate", flaky)
     report = execute(specs, tmp_path, jobs=1, progress=False)  # jobs=1: runs in this process
@@ -682,10 +682,10 @@ def test_cli_sweep_reports_failed_runs(runner, write_scenario, tmp_path, monkeyp
     path = _sweep_file(write_scenario, "flaky.toml")
     real = sweep_mod._simulate
 
-    def flaky(scenario, seed):
+    def flaky(scenario, seed, **options):
         if scenario["bottleneck"]["loss"] == 0.01 and seed == 2:
             raise RuntimeError("boom")
-        return real(scenario, seed)
+        return real(scenario, seed, **options)
 
     monkeypatch.setattr(sweep_mod, "_simulate", flaky)
     res = runner.invoke(cli, ["sweep", str(path), "--out", str(tmp_path / "o"), "--jobs", "1"])

@@ -15,13 +15,15 @@
 //! - [`cc`]: the congestion-control trait and one file per algorithm;
 //! - [`scenario`]: the validated configuration and its units;
 //! - [`sim`]: the run loop that ties them together;
-//! - [`output`]: what a run reports.
+//! - [`output`]: what a run reports;
+//! - [`limits`]: the memory a run needs, estimated from the scenario before it runs.
 //!
 //! [`wireless`] is the 802.11 line, still a run loop of its own.
 //! `docs/architecture.md` follows a packet through these layers.
 
 pub mod cc;
 pub mod engine;
+pub mod limits;
 pub mod net;
 pub mod output;
 pub mod scenario;

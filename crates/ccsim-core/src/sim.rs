@@ -49,6 +49,8 @@ pub struct Sim {
     /// a `[[links]]` network.
     bn: Option<(u32, u32)>,
     sample_interval: Time,
+    /// Whether time-series rows are recorded (and sampling events scheduled).
+    timeseries: bool,
     pub ts: TimeSeries,
     /// The queues of the directions with a buffer, every sample interval.
     pub link_series: LinkSeries,
@@ -77,7 +79,16 @@ fn cc_static_name(name: &str) -> &'static str {
 }
 
 impl Sim {
+    /// A run of `sc` with `seed` that records a time series (see [`Sim::with_timeseries`]).
     pub fn new(sc: &Scenario, seed: u64) -> Sim {
+        Sim::with_timeseries(sc, seed, true)
+    }
+
+    /// A run of `sc` with `seed`; with `timeseries` false no sampling event is scheduled and no
+    /// row recorded (flows' or link queues'). Sampling only reads state, so everything else is
+    /// the same either way; the event count includes the sampling ticks in both cases (see
+    /// [`Sim::events`]).
+    pub fn with_timeseries(sc: &Scenario, seed: u64, timeseries: bool) -> Sim {
         let (built, bn) = match &sc.network {
             NetworkConfig::Dumbbell(b) => {
                 let d = topology::dumbbell::build(sc, b, seed);
@@ -130,7 +141,9 @@ impl Sim {
                 q.schedule(f.stop, Event::FlowStop(i as u32));
             }
         }
-        q.schedule(sc.sample_interval, Event::Sample);
+        if timeseries {
+            q.schedule(sc.sample_interval, Event::Sample);
+        }
         Sim {
             now: 0,
             end: sc.duration,
@@ -139,6 +152,7 @@ impl Sim {
             net,
             bn,
             sample_interval: sc.sample_interval,
+            timeseries,
             ts: TimeSeries::default(),
             link_series: LinkSeries { links: buffered_ids, ..LinkSeries::default() },
             buffered,
@@ -170,14 +184,37 @@ impl Sim {
     /// Run every event up to time `t` (capped at the end of the run). Callers may run in
     /// chunks (to check for interrupts between them): the result is the same.
     pub fn run_until(&mut self, t: Time) {
+        self.run_until_limited(t, u64::MAX);
+    }
+
+    /// As [`Sim::run_until`], but return after at most `max_events` events. Returns true when
+    /// every event up to `t` has run, false when the budget ran out first (call again to go
+    /// on). However a run is cut into calls, its events run in the same order.
+    pub fn run_until_limited(&mut self, t: Time, max_events: u64) -> bool {
+        let t = t.min(self.end);
+        let stop_at = self.event_count.saturating_add(max_events);
         while let Some(pt) = self.q.peek_time() {
-            if pt > t.min(self.end) {
-                break;
+            if pt > t {
+                return true;
+            }
+            if self.event_count == stop_at {
+                return false;
             }
             let (pt, ev) = self.q.pop().unwrap();
             self.now = pt;
             self.event_count += 1;
             self.handle(ev);
+        }
+        true
+    }
+
+    /// Events processed so far, counting the sampling ticks of `sample_interval` up to now
+    /// also when no time series is recorded, so a summary is the same with or without one.
+    pub fn events(&self) -> u64 {
+        if self.timeseries {
+            self.event_count
+        } else {
+            self.event_count + self.now.min(self.end) / self.sample_interval
         }
     }
 
@@ -456,6 +493,14 @@ impl Sim {
         Ok(())
     }
 
+    /// Bytes held by everything that grows with the packets queued and in flight (links,
+    /// ACK paths, senders' and receivers' buffers, the event queue): for a caller that watches
+    /// a run's memory (see [`crate::limits`]). O(flows).
+    pub fn queue_heap_bytes(&self) -> usize {
+        let flows: usize = self.flows.iter().map(|f| f.sender.heap_bytes() + f.receiver.heap_bytes()).sum();
+        flows + self.net.heap_bytes() + self.q.heap_bytes()
+    }
+
     pub fn flow_sender(&self, i: usize) -> &Sender {
         &self.flows[i].sender
     }
@@ -507,7 +552,7 @@ impl Sim {
             name: self.name.clone(),
             seed: self.seed,
             sim_seconds: dur,
-            events: self.event_count,
+            events: self.events(),
             wall_seconds,
             total_throughput_mbps: thr.iter().sum(),
             jain_index: jain_index(&thr),
@@ -668,7 +713,7 @@ impl Sim {
         RunOutput {
             summary,
             timeseries: std::mem::take(&mut self.ts),
-            events: std::mem::take(&mut self.events),
+            events: self.events.take_closed(),
             link_series: std::mem::take(&mut self.link_series),
         }
     }

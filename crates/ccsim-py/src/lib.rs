@@ -1,18 +1,19 @@
 //! Thin PyO3 bindings: scenario JSON in; summary JSON and time-series columns out. All
 //! validation and simulation happen in ccsim-core; ergonomics live in the Python package.
 
+use ccsim_core::cc;
+use ccsim_core::limits::{self, MemoryEstimate};
 use ccsim_core::metrics::{EventLog, LinkSeries, TimeSeries};
 use ccsim_core::scenario::MAX_SEED;
 use ccsim_core::sim::Sim;
-use ccsim_core::time::SEC;
-use ccsim_core::cc;
 use ccsim_core::scenario::AnyScenario;
 use ccsim_core::wireless::dcf::WirelessSim;
 use ccsim_emu::{Config as EmuConfig, Emulator};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 fn parse(scenario_json: &str) -> PyResult<AnyScenario> {
     AnyScenario::from_json_str(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))
@@ -109,67 +110,241 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
     })
 }
 
-fn columns<'py>(py: Python<'py>, ts: &TimeSeries) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("time_s", PyList::new(py, &ts.time_s)?)?;
-    d.set_item("flow", PyList::new(py, &ts.flow)?)?;
-    d.set_item("cc", PyList::new(py, &ts.cc)?)?;
-    d.set_item("delivery_rate_mbps", PyList::new(py, &ts.delivery_rate_mbps)?)?;
-    d.set_item("goodput_mbps", PyList::new(py, &ts.goodput_mbps)?)?;
-    d.set_item("bytes_acked", PyList::new(py, &ts.bytes_acked)?)?;
-    d.set_item("cwnd_pkts", PyList::new(py, &ts.cwnd_pkts)?)?;
-    d.set_item("srtt_ms", PyList::new(py, &ts.srtt_ms)?)?;
-    d.set_item("rtprop_ms", PyList::new(py, &ts.rtprop_ms)?)?;
-    d.set_item("btlbw_mbps", PyList::new(py, &ts.btlbw_mbps)?)?;
-    d.set_item("pacing_rate_mbps", PyList::new(py, &ts.pacing_rate_mbps)?)?;
-    d.set_item("inflight_pkts", PyList::new(py, &ts.inflight_pkts)?)?;
-    d.set_item("rho", PyList::new(py, &ts.rho)?)?;
-    d.set_item("queue_state", PyList::new(py, &ts.queue_state)?)?;
-    d.set_item("shadow_wnd_pkts", PyList::new(py, &ts.shadow_wnd_pkts)?)?;
-    d.set_item("queue_pkts", PyList::new(py, &ts.queue_pkts)?)?;
-    d.set_item("queue_bytes", PyList::new(py, &ts.queue_bytes)?)?;
-    Ok(d)
+/// A list of Python strings with one string object per distinct value (a column of a few
+/// algorithm names holds pointers to a few strings, not one string object per row).
+fn str_list<'py>(py: Python<'py>, values: &[Option<&'static str>]) -> PyResult<Bound<'py, PyList>> {
+    let mut seen: Vec<(&'static str, Bound<'py, PyAny>)> = Vec::new();
+    let none = py.None().into_bound(py);
+    let items = values
+        .iter()
+        .map(|v| match v {
+            None => none.clone(),
+            Some(s) => match seen.iter().find(|(k, _)| std::ptr::eq(*k, *s) || *k == *s) {
+                Some((_, o)) => o.clone(),
+                None => {
+                    let o = PyString::new(py, s).into_any();
+                    seen.push((s, o.clone()));
+                    o
+                }
+            },
+        })
+        .collect::<Vec<_>>();
+    PyList::new(py, items)
 }
 
-fn link_columns<'py>(py: Python<'py>, ls: &LinkSeries) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    let names: Vec<&str> = ls.link.iter().map(|&k| ls.links[k as usize].as_str()).collect();
-    d.set_item("time_s", PyList::new(py, &ls.time_s)?)?;
-    d.set_item("link", PyList::new(py, names)?)?;
-    d.set_item("queue_pkts", PyList::new(py, &ls.queue_pkts)?)?;
-    d.set_item("queue_bytes", PyList::new(py, &ls.queue_bytes)?)?;
-    Ok(d)
+fn strs(v: Vec<&'static str>) -> Vec<Option<&'static str>> {
+    v.into_iter().map(Some).collect()
 }
 
-fn event_columns<'py>(py: Python<'py>, ev: &EventLog) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("time_s", PyList::new(py, &ev.time_s)?)?;
-    d.set_item("flow", PyList::new(py, &ev.flow)?)?;
-    d.set_item("cc", PyList::new(py, &ev.cc)?)?;
-    d.set_item("kind", PyList::new(py, &ev.kind)?)?;
-    d.set_item("value", PyList::new(py, &ev.value)?)?;
-    d.set_item("value2", PyList::new(py, &ev.value2)?)?;
-    Ok(d)
+/// A number that a column holds as 8 native-endian bytes: f64 as it is, integers as i64
+/// (the type pandas gives them).
+trait Cell: Copy {
+    fn bytes(self) -> [u8; 8];
 }
-
-/// Advance a simulation to `end` in chunks of 1 s of simulated time, without the GIL,
-/// honouring Ctrl-C between chunks.
-fn in_chunks(py: Python<'_>, end: u64, mut run_until: impl FnMut(u64) + Send) -> PyResult<()> {
-    let mut t = 0;
-    while t < end {
-        t = (t + SEC).min(end);
-        py.allow_threads(|| run_until(t));
-        py.check_signals()?;
+impl Cell for f64 {
+    fn bytes(self) -> [u8; 8] {
+        self.to_ne_bytes()
     }
-    Ok(())
+}
+impl Cell for u32 {
+    fn bytes(self) -> [u8; 8] {
+        (self as i64).to_ne_bytes()
+    }
+}
+impl Cell for u64 {
+    fn bytes(self) -> [u8; 8] {
+        (self.min(i64::MAX as u64) as i64).to_ne_bytes()
+    }
 }
 
-/// Run one simulation. Returns (summary_json, time-series columns, event columns, link-queue columns). The GIL is released while
-/// the simulation runs, in chunks of 1 s of simulated time; between chunks Ctrl-C is honoured.
+/// A numeric column as a bytearray of native float64 or int64 values (numpy.frombuffer reads
+/// it without a copy): 8 bytes per row, where a list of Python numbers takes 32 or more and
+/// makes every garbage collection walk millions of items.
+fn packed<'py, T: Cell>(py: Python<'py>, v: Vec<T>) -> PyResult<Bound<'py, PyAny>> {
+    let b = PyByteArray::new_with(py, v.len() * 8, |buf| {
+        for (chunk, x) in buf.chunks_exact_mut(8).zip(&v) {
+            chunk.copy_from_slice(&x.bytes());
+        }
+        Ok(())
+    })?;
+    Ok(b.into_any())
+}
+
+/// Set `d[name]` to a converted column, then honour Ctrl-C (a column of millions of rows
+/// takes a moment to convert).
+fn put<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, column: PyResult<Bound<'py, PyAny>>) -> PyResult<()> {
+    d.set_item(name, column?)?;
+    py.check_signals()
+}
+
+/// The time series, one entry per column: numeric columns as bytearrays of float64/int64
+/// (see [`packed`]), `cc` and `queue_state` as lists of strings (and None). Each engine column
+/// is freed as soon as it is converted.
+fn columns(py: Python<'_>, ts: TimeSeries) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let TimeSeries {
+        time_s,
+        flow,
+        cc,
+        delivery_rate_mbps,
+        goodput_mbps,
+        bytes_acked,
+        cwnd_pkts,
+        srtt_ms,
+        rtprop_ms,
+        btlbw_mbps,
+        pacing_rate_mbps,
+        inflight_pkts,
+        rho,
+        queue_state,
+        shadow_wnd_pkts,
+        queue_pkts,
+        queue_bytes,
+    } = ts;
+    put(py, &d, "time_s", packed(py, time_s))?;
+    put(py, &d, "flow", packed(py, flow))?;
+    put(py, &d, "cc", str_list(py, &strs(cc)).map(|l| l.into_any()))?;
+    put(py, &d, "delivery_rate_mbps", packed(py, delivery_rate_mbps))?;
+    put(py, &d, "goodput_mbps", packed(py, goodput_mbps))?;
+    put(py, &d, "bytes_acked", packed(py, bytes_acked))?;
+    put(py, &d, "cwnd_pkts", packed(py, cwnd_pkts))?;
+    put(py, &d, "srtt_ms", packed(py, srtt_ms))?;
+    put(py, &d, "rtprop_ms", packed(py, rtprop_ms))?;
+    put(py, &d, "btlbw_mbps", packed(py, btlbw_mbps))?;
+    put(py, &d, "pacing_rate_mbps", packed(py, pacing_rate_mbps))?;
+    put(py, &d, "inflight_pkts", packed(py, inflight_pkts))?;
+    put(py, &d, "rho", packed(py, rho))?;
+    put(py, &d, "queue_state", str_list(py, &queue_state).map(|l| l.into_any()))?;
+    put(py, &d, "shadow_wnd_pkts", packed(py, shadow_wnd_pkts))?;
+    put(py, &d, "queue_pkts", packed(py, queue_pkts))?;
+    put(py, &d, "queue_bytes", packed(py, queue_bytes))?;
+    Ok(d)
+}
+
+/// The algorithm events, as [`columns`] gives the time series (`cc` and `kind` as lists).
+fn event_columns(py: Python<'_>, ev: EventLog) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let EventLog { time_s, flow, cc, kind, value, value2, .. } = ev;
+    put(py, &d, "time_s", packed(py, time_s))?;
+    put(py, &d, "flow", packed(py, flow))?;
+    put(py, &d, "cc", str_list(py, &strs(cc)).map(|l| l.into_any()))?;
+    put(py, &d, "kind", str_list(py, &strs(kind)).map(|l| l.into_any()))?;
+    put(py, &d, "value", packed(py, value))?;
+    put(py, &d, "value2", packed(py, value2))?;
+    Ok(d)
+}
+
+/// The link queues, as [`columns`] gives the time series (`link` as a list of the directions'
+/// ids).
+fn link_columns(py: Python<'_>, ls: LinkSeries) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let LinkSeries { links, time_s, link, queue_pkts, queue_bytes } = ls;
+    // One Python string per direction, shared by its rows.
+    let ids: Vec<Bound<'_, PyAny>> = links.iter().map(|s| pyo3::types::PyString::new(py, s).into_any()).collect();
+    put(py, &d, "time_s", packed(py, time_s))?;
+    put(py, &d, "link", PyList::new(py, link.iter().map(|&k| ids[k as usize].clone())).map(|l| l.into_any()))?;
+    put(py, &d, "queue_pkts", packed(py, queue_pkts))?;
+    put(py, &d, "queue_bytes", packed(py, queue_bytes))?;
+    Ok(d)
+}
+
+/// A simulation the binding runs in chunks of events.
+trait Chunked: Send {
+    /// Run at most `max_events` events; true when the run has reached its end.
+    fn step(&mut self, max_events: u64) -> bool;
+    fn queue_heap_bytes(&self) -> usize;
+    /// (simulated time so far, end of the run)
+    fn clock(&self) -> (u64, u64);
+}
+
+impl Chunked for Sim {
+    fn step(&mut self, max_events: u64) -> bool {
+        self.run_until_limited(self.end_time(), max_events)
+    }
+    fn queue_heap_bytes(&self) -> usize {
+        Sim::queue_heap_bytes(self)
+    }
+    fn clock(&self) -> (u64, u64) {
+        (self.now, self.end_time())
+    }
+}
+
+impl Chunked for WirelessSim {
+    fn step(&mut self, max_events: u64) -> bool {
+        self.run_until_limited(self.end_time(), max_events)
+    }
+    fn queue_heap_bytes(&self) -> usize {
+        WirelessSim::queue_heap_bytes(self)
+    }
+    fn clock(&self) -> (u64, u64) {
+        (self.now(), self.end_time())
+    }
+}
+
+/// Wall time a chunk aims at: Ctrl-C is honoured between chunks.
+const CHUNK: Duration = Duration::from_millis(20);
+/// How often the memory of queued packets is checked (it costs O(flows)).
+const WATCH_EVERY: Duration = Duration::from_millis(250);
+
+/// The memory budget of one run: the limit in bytes, where it comes from (for messages),
+/// and the run's estimate.
+struct Budget<'a> {
+    limit: u64,
+    text: &'a str,
+    estimate: MemoryEstimate,
+}
+
+/// Run `sim` to its end without the GIL, in chunks of events sized to take about [`CHUNK`] of
+/// wall time each (the first is 16384 events; each next one is scaled by how long the last
+/// took), so Ctrl-C (KeyboardInterrupt) is honoured within a fraction of a second however
+/// costly a simulated second is. Cutting a run into chunks does not change it. With a budget,
+/// the buffers of queued packets are watched and the run stopped (ValueError) when they
+/// would take more memory than the budget leaves them.
+fn in_chunks(py: Python<'_>, sim: &mut impl Chunked, budget: Option<&Budget>) -> PyResult<()> {
+    let start_bytes = sim.queue_heap_bytes() as u64;
+    let mut max_events: u64 = 1 << 14;
+    let mut watched = Instant::now();
+    loop {
+        let t0 = Instant::now();
+        let done = py.allow_threads(|| sim.step(max_events));
+        let took = t0.elapsed();
+        py.check_signals()?;
+        if done {
+            return Ok(());
+        }
+        if let Some(b) = budget {
+            if watched.elapsed() >= WATCH_EVERY {
+                watched = Instant::now();
+                let grown = (sim.queue_heap_bytes() as u64).saturating_sub(start_bytes);
+                let (now, end) = sim.clock();
+                limits::check_growth(&b.estimate, b.limit, b.text, grown, now, end).map_err(PyValueError::new_err)?;
+            }
+        }
+        // Scale the next chunk towards CHUNK, by at most 8x either way.
+        let scale = CHUNK.as_secs_f64() / took.as_secs_f64().max(1e-6);
+        max_events = ((max_events as f64 * scale.clamp(0.125, 8.0)) as u64).clamp(64, 1 << 26);
+    }
+}
+
+/// Run one simulation. Returns (summary_json, time-series columns, event columns, link-queue
+/// columns).
+///
+/// `timeseries` false records no time series (the columns are empty). With `memory_limit`
+/// (bytes), the run is first estimated and refused (ValueError, naming `limit_text` as the
+/// limit's origin) if it would need more, and stopped if its queues outgrow the limit. The
+/// GIL is released while the simulation runs, in chunks of about 20 ms of wall time; between
+/// chunks Ctrl-C is honoured.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None))]
+#[pyo3(signature = (scenario_json, seed=None, timeseries=true, memory_limit=None, limit_text=""))]
 #[allow(clippy::type_complexity)]
-fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    timeseries: bool,
+    memory_limit: Option<u64>,
+    limit_text: &str,
+) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     guarded(|| {
         let sc = parse(scenario_json)?;
         if let Some(s) = seed {
@@ -178,33 +353,58 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
             }
         }
         let seed = seed.unwrap_or(sc.seed());
-        let t0 = std::time::Instant::now();
-        // Run in chunks of 1 s of simulated time, honouring Ctrl-C between chunks.
+        // Refuse what would not fit before allocating anything for the run.
+        let budget = match memory_limit {
+            Some(limit) => Some(Budget {
+                limit,
+                text: limit_text,
+                estimate: limits::check(&sc, timeseries, limit, limit_text).map_err(PyValueError::new_err)?,
+            }),
+            None => None,
+        };
+        let rows = limits::estimate(&sc, timeseries).timeseries_rows;
+        let t0 = Instant::now();
         let (summary, ts, ev, ls) = match &sc {
             AnyScenario::Dumbbell(sc) => {
-                let mut sim = Sim::new(sc, seed);
-                let end = sim.end_time();
-                in_chunks(py, end, |t| sim.run_until(t))?;
+                let mut sim = Sim::with_timeseries(sc, seed, timeseries);
+                if budget.is_some() {
+                    sim.ts.reserve_exact(rows as usize);
+                }
+                in_chunks(py, &mut sim, budget.as_ref())?;
                 sim.finish();
                 let out = sim.into_output(sc, t0.elapsed().as_secs_f64());
                 (out.summary.to_json(), out.timeseries, out.events, out.link_series)
             }
             AnyScenario::Wireless(sc) => {
                 let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, seed);
-                sim.sample_every(sc.sample_interval);
-                let end = sim.end_time();
-                in_chunks(py, end, |t| sim.run_until(t))?;
+                if timeseries {
+                    sim.sample_every(sc.sample_interval);
+                    if budget.is_some() {
+                        sim.ts.reserve_exact(rows as usize);
+                    }
+                } else {
+                    sim.count_samples_every(sc.sample_interval);
+                }
+                in_chunks(py, &mut sim, budget.as_ref())?;
                 sim.finish();
                 let out = sim.output(t0.elapsed().as_secs_f64());
                 let summary = out.summary_json(sc.name.as_deref(), &sc.normalized["wireless"]).to_string();
-                (summary, std::mem::take(&mut sim.ts), std::mem::take(&mut sim.cc_events), LinkSeries::default())
+                (summary, std::mem::take(&mut sim.ts), sim.cc_events.take_closed(), LinkSeries::default())
             }
         };
-        let cols = columns(py, &ts)?;
-        let ev = event_columns(py, &ev)?;
-        let ls = link_columns(py, &ls)?;
+        let cols = columns(py, ts)?;
+        let ev = event_columns(py, ev)?;
+        let ls = link_columns(py, ls)?;
         Ok((summary, cols, ev, ls))
     })
+}
+
+/// The memory a run of the scenario needs (see ccsim_core::limits), as JSON: the total and
+/// each part in bytes and counts.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, timeseries=true))]
+fn estimate_memory(scenario_json: &str, timeseries: bool) -> PyResult<String> {
+    guarded(|| Ok(limits::estimate(&parse(scenario_json)?, timeseries).to_json().to_string()))
 }
 
 /// Run the link emulator (Linux) between the two TUN devices the configuration names, until its
@@ -268,6 +468,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MODEL_VERSION", ccsim_core::MODEL_VERSION)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_link, m)?)?;

@@ -178,6 +178,11 @@ impl<E: Copy> EventQueue<E> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Bytes the queue holds, for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        self.heap.capacity() * std::mem::size_of::<Entry<E>>() + self.now_fifo.capacity() * std::mem::size_of::<E>()
+    }
 }
 
 #[cfg(test)]

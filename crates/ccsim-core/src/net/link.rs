@@ -154,6 +154,11 @@ impl<T: Copy> Link<T> {
     pub fn conserves(&self) -> bool {
         self.stats.packets_in == self.stats.packets_out + self.stats.drops + self.in_flight()
     }
+
+    /// Bytes its queue and wire hold, for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        self.waiting.capacity() * std::mem::size_of::<Waiting>() + self.wire.heap_bytes()
+    }
 }
 
 /// A pure delay line (the uncongested reverse path): FIFO, constant delay.
@@ -197,6 +202,11 @@ impl<T: Copy> DelayLine<T> {
 
     pub fn conserves(&self) -> bool {
         self.packets_in == self.packets_out + self.losses + self.line.len() as u64
+    }
+
+    /// Bytes the line holds, for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        self.line.capacity() * std::mem::size_of::<(Time, T)>()
     }
 }
 

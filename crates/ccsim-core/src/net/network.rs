@@ -193,6 +193,12 @@ impl Network {
             .sum()
     }
 
+    /// Bytes held by the directions' queues and wires and the segments' lines (what grows with
+    /// the packets in flight).
+    pub fn heap_bytes(&self) -> usize {
+        self.dirs.iter().map(|d| d.link.heap_bytes()).sum::<usize>() + self.segs.iter().map(|s| s.line.heap_bytes()).sum::<usize>()
+    }
+
     /// Conservation on every direction and segment: in = out + dropped + lost + in flight.
     pub fn check_conservation(&self) -> Result<(), String> {
         for (i, s) in self.segs.iter().enumerate() {

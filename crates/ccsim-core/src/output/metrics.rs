@@ -197,9 +197,42 @@ impl TimeSeries {
     pub fn is_empty(&self) -> bool {
         self.time_s.is_empty()
     }
+
+    /// Reserve room for exactly `rows` more rows (no growth by doubling while sampling).
+    pub fn reserve_exact(&mut self, rows: usize) {
+        self.time_s.reserve_exact(rows);
+        self.flow.reserve_exact(rows);
+        self.cc.reserve_exact(rows);
+        self.delivery_rate_mbps.reserve_exact(rows);
+        self.goodput_mbps.reserve_exact(rows);
+        self.bytes_acked.reserve_exact(rows);
+        self.cwnd_pkts.reserve_exact(rows);
+        self.srtt_ms.reserve_exact(rows);
+        self.rtprop_ms.reserve_exact(rows);
+        self.btlbw_mbps.reserve_exact(rows);
+        self.pacing_rate_mbps.reserve_exact(rows);
+        self.inflight_pkts.reserve_exact(rows);
+        self.rho.reserve_exact(rows);
+        self.queue_state.reserve_exact(rows);
+        self.shadow_wnd_pkts.reserve_exact(rows);
+        self.queue_pkts.reserve_exact(rows);
+        self.queue_bytes.reserve_exact(rows);
+    }
 }
 
+/// Most algorithm-event rows one run keeps (see [`EventLog`]).
+pub const MAX_CC_EVENTS: usize = 1_000_000;
+
+/// The `kind` of the row that closes a truncated event log.
+pub const TRUNCATED_KIND: &str = "truncated";
+
 /// Algorithm events, one row each: when, which flow, what, and its values.
+///
+/// At most [`MAX_CC_EVENTS`] rows are kept: some algorithms (bbr-expire, bbr-rtprop) can
+/// record an event on every ACK, which no scenario field bounds usefully. Events past the cap
+/// are counted, not stored, and [`EventLog::take_closed`] appends one marker row: kind
+/// [`TRUNCATED_KIND`], at the time, flow and algorithm of the first event left out, with
+/// `value` = the number of events left out.
 #[derive(Debug, Clone, Default)]
 pub struct EventLog {
     pub time_s: Vec<f64>,
@@ -208,10 +241,18 @@ pub struct EventLog {
     pub kind: Vec<&'static str>,
     pub value: Vec<f64>,
     pub value2: Vec<f64>,
+    /// Events left out past the cap, and the first of them (time, flow, algorithm).
+    pub dropped: u64,
+    first_dropped: Option<(f64, u32, &'static str)>,
 }
 
 impl EventLog {
     pub fn push(&mut self, flow: u32, cc: &'static str, e: crate::cc::CcEvent) {
+        if self.time_s.len() >= MAX_CC_EVENTS {
+            self.dropped += 1;
+            self.first_dropped.get_or_insert((crate::time::to_secs(e.time), flow, cc));
+            return;
+        }
         self.time_s.push(crate::time::to_secs(e.time));
         self.flow.push(flow);
         self.cc.push(cc);
@@ -219,6 +260,21 @@ impl EventLog {
         self.value.push(e.value);
         self.value2.push(e.value2);
     }
+
+    /// The log, taken out of `self`, with the marker row appended if events were left out.
+    pub fn take_closed(&mut self) -> EventLog {
+        let mut log = std::mem::take(self);
+        if let Some((t, flow, cc)) = log.first_dropped {
+            log.time_s.push(t);
+            log.flow.push(flow);
+            log.cc.push(cc);
+            log.kind.push(TRUNCATED_KIND);
+            log.value.push(log.dropped as f64);
+            log.value2.push(f64::NAN);
+        }
+        log
+    }
+
     pub fn len(&self) -> usize {
         self.time_s.len()
     }

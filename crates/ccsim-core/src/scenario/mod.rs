@@ -8,6 +8,7 @@
 pub mod units;
 
 use crate::cc::{self, Params};
+use crate::limits::MAX_TOTAL_FLOWS;
 use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
 use crate::topology::general::{Buffer, DirSpec, LinkSpec, Topology};
@@ -260,6 +261,9 @@ impl Scenario {
         }
     }
 }
+
+/// Most packets per second of a UDP flow, however its rate is written.
+pub const MAX_UDP_PPS: f64 = 1e7;
 
 /// Seeds are accepted in [0, 2^63 - 1] everywhere (TOML integers are signed 64-bit).
 pub const MAX_SEED: u64 = i64::MAX as u64;
@@ -547,14 +551,26 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
             let rs = as_str(&t.p("rate"), rv, "a packet rate such as \"500pps\" or a bit rate such as \"4Mbps\"")?;
             let pps = if let Some(n) = rs.strip_suffix("pps") {
                 match units::parse_number(n) {
-                    Some(x) if x > 0.0 && x <= 1e7 => x,
+                    Some(x) if x > 0.0 && x <= MAX_UDP_PPS => x,
                     None => return err(&t.p("rate"), format!("malformed packet rate {}; accepted: {PPS_RANGE}", show(rv))),
                     Some(x) if x <= 0.0 => return err(&t.p("rate"), format!("{} must be positive; accepted: {PPS_RANGE}", show(rv))),
                     Some(_) => return err(&t.p("rate"), format!("{} is out of range; accepted: {PPS_RANGE}", show(rv))),
                 }
             } else {
                 match units::parse_rate(rs) {
-                    Ok(bps) => bps as f64 / (8.0 * size as f64),
+                    // The cap is on packets, however the rate is written.
+                    Ok(bps) => match bps as f64 / (8.0 * size as f64) {
+                        x if x <= MAX_UDP_PPS => x,
+                        x => {
+                            return err(
+                                &t.p("rate"),
+                                format!(
+                                    "{} with packet_size = {size} is {x:.4e} packets per second, out of range; accepted: at most 1e7 packets per second (rate / (8 x packet_size))",
+                                    show(rv)
+                                ),
+                            )
+                        }
+                    },
                     Err(e) => return rate_error(&t.p("rate"), rv, e, &format!("a packet rate such as \"500pps\" or {RATE_HELP}")),
                 }
             };
@@ -579,6 +595,17 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
             None => 1,
             Some(x) => int_in(&t.p("count"), x, 1, 100_000)? as usize,
         };
+        // Bound the flows of all entries together, before expanding this one.
+        let total = flows.len() + count;
+        if total > MAX_TOTAL_FLOWS {
+            let need = crate::limits::bytes_text((total as u64).saturating_mul(crate::limits::TCP_FLOW_BYTES));
+            return err(
+                &t.p("count"),
+                format!(
+                    "{count} brings the flows of all entries to {total}, too many (their state alone would need about {need}); accepted: at most {MAX_TOTAL_FLOWS} flows in all [[flows]] entries together"
+                ),
+            );
+        }
         fnorm.insert("count".into(), Value::from(count));
         let (mut access_rate_bps, mut access_delay) = (0, 0);
         if on == FlowsOn::Dumbbell {

@@ -227,6 +227,11 @@ impl Receiver {
     pub fn ooo_blocks(&self) -> Vec<(u32, u32)> {
         self.ooo.iter().map(|b| (b.start, b.end)).collect()
     }
+
+    /// Bytes its out-of-order block list holds, for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        self.ooo.capacity() * std::mem::size_of::<Block>()
+    }
 }
 
 #[cfg(test)]

@@ -899,6 +899,17 @@ impl Sender {
     }
 }
 
+impl Sender {
+    /// Bytes its growing buffers hold (segment records, RACK's send-order queue, pending
+    /// algorithm events), for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.segs.capacity() * size_of::<Seg>()
+            + self.rack.tsorted.capacity() * size_of::<(u32, Time)>()
+            + self.sk.events.capacity() * size_of::<crate::cc::CcEvent>()
+    }
+}
+
 /// Packet-trace tests: a sender driven by hand-written ACKs on virtual time.
 #[cfg(test)]
 mod tests {

@@ -310,6 +310,8 @@ pub struct WirelessSim {
     seed: u64,
     /// Time series of every flow (empty unless `sample_every` was called).
     sample_interval: Option<Time>,
+    /// Sampling ticks not scheduled (`count_samples_every`): counted as events at the end.
+    uncounted_interval: Option<Time>,
     pub ts: TimeSeries,
     pub cc_events: EventLog,
 }
@@ -395,6 +397,7 @@ impl WirelessSim {
             events: 0,
             seed,
             sample_interval: None,
+            uncounted_interval: None,
             ts: TimeSeries::default(),
             cc_events: EventLog::default(),
         };
@@ -410,6 +413,21 @@ impl WirelessSim {
     pub fn sample_every(&mut self, interval: Time) {
         self.sample_interval = Some(interval);
         self.q.schedule(interval, Ev::Sample);
+    }
+
+    /// Record no time series, but count the sampling ticks of `interval` in the event count
+    /// as [`WirelessSim::sample_every`] would have, so the summary is the same as with it
+    /// (sampling only reads state).
+    pub fn count_samples_every(&mut self, interval: Time) {
+        self.uncounted_interval = Some(interval);
+    }
+
+    /// Events processed so far (see [`WirelessSim::count_samples_every`]).
+    pub fn event_count(&self) -> u64 {
+        match self.uncounted_interval {
+            Some(i) => self.events + self.now.min(self.end) / i,
+            None => self.events,
+        }
     }
 
     fn sample(&mut self) {
@@ -451,20 +469,55 @@ impl WirelessSim {
 
     /// Process every event up to time `t` (not beyond the end of the run).
     pub fn run_until(&mut self, t: Time) {
+        self.run_until_limited(t, u64::MAX);
+    }
+
+    /// As [`WirelessSim::run_until`], but return after at most `max_events` events. Returns
+    /// true when every event up to `t` has run, false when the budget ran out first (call
+    /// again to go on). However a run is cut into calls, its events run in the same order.
+    pub fn run_until_limited(&mut self, t: Time, max_events: u64) -> bool {
         let t = t.min(self.end);
+        let stop_at = self.events.saturating_add(max_events);
         while let Some(at) = self.q.peek_time() {
             if at > t {
-                break;
+                return true;
+            }
+            if self.events == stop_at {
+                return false;
             }
             let (at, ev) = self.q.pop().unwrap();
             self.now = at;
             self.events += 1;
             self.handle(ev);
         }
+        true
     }
 
     pub fn end_time(&self) -> Time {
         self.end
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Bytes held by everything that grows with the packets queued and in flight (stations'
+    /// queues, TCP senders' and receivers' buffers, the event queue): for a caller that watches
+    /// a run's memory (see [`crate::limits`]). O(stations + flows).
+    pub fn queue_heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let st: usize = self
+            .st
+            .iter()
+            .map(|s| (s.queue.capacity() + s.ingress.capacity()) * size_of::<Frame>() + s.last_rx.capacity() * size_of::<(usize, u64)>())
+            .sum();
+        let fl: usize = self
+            .flows
+            .iter()
+            .map(|f| f.sender.as_ref().map_or(0, |s| s.heap_bytes()) + f.receiver.as_ref().map_or(0, |r| r.heap_bytes()))
+            .sum();
+        st + fl + self.txs.capacity() * size_of::<Tx>() + self.q.heap_bytes()
     }
 
     pub fn finish(&mut self) {
@@ -1039,7 +1092,7 @@ impl WirelessSim {
         WirelessOutput {
             seed: self.seed,
             sim_seconds: to_secs(self.end),
-            events: self.events,
+            events: self.event_count(),
             wall_seconds,
             total_throughput_mbps: thr.iter().sum(),
             jain_index: jain_index(&thr),
