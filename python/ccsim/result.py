@@ -257,6 +257,8 @@ class Result:
         import pandas as pd
 
         cols = {c: self._link_queues.get(c, []) for c in LINK_QUEUE_COLUMNS}
+        cols = {c: _unpack(v, "float64" if c == "time_s" else "int64") if isinstance(v, bytearray) else v
+                for c, v in cols.items()}
         df = pd.DataFrame(cols)
         df["time_s"] = df["time_s"].astype("float64")
         df["link"] = pd.Categorical(df["link"])

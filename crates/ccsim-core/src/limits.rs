@@ -195,8 +195,9 @@ pub fn estimate_dumbbell(sc: &Scenario, timeseries: bool) -> MemoryEstimate {
         flows: n,
         flow_bytes: mul(n, TCP_FLOW_BYTES),
         packets: bdp.saturating_add(buffer).min(carried).saturating_add(windows),
-        // A row per flow and one for the bottleneck's queue (link queues) per sample.
-        timeseries_rows: if timeseries { mul(n + 1, samples(sc.duration, sc.sample_interval)) } else { 0 },
+        // A row per flow per sample (the bottleneck's row in the link queues, 4 columns, is
+        // within the flows' 600 bytes a row).
+        timeseries_rows: if timeseries { mul(n, samples(sc.duration, sc.sample_interval)) } else { 0 },
         cc_event_rows: event_rows(sc.flows.iter().map(|f| (f.cc.as_str(), &f.tcp)), b.rate_bps, sc.duration, false),
         ..MemoryEstimate::default()
     }
