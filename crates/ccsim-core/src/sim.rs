@@ -236,7 +236,7 @@ impl Sim {
                 if dir.lose() {
                     dir.link.stats.random_losses += 1;
                 } else {
-                    self.forward(Routed { hop: r.hop + 1, pkt: r.pkt });
+                    self.forward(r.next());
                 }
             }
             Event::SegArrive(s) => {
@@ -244,7 +244,7 @@ impl Sim {
                 if let Some(t) = next {
                     self.q.schedule(t, Event::SegArrive(s));
                 }
-                self.forward(Routed { hop: r.hop + 1, pkt: r.pkt });
+                self.forward(r.next());
             }
             Event::Rto(f) => {
                 let fl = &mut self.flows[f as usize];
@@ -349,7 +349,7 @@ impl Sim {
             match fl.sender.next_packet(now) {
                 Some(pkt) => {
                     sent += 1;
-                    self.forward(Routed { hop: 0, pkt: Packet::Data(pkt) });
+                    self.forward(Routed::new(Packet::Data(pkt)));
                 }
                 None => break,
             }
@@ -384,11 +384,8 @@ impl Sim {
     /// Move a packet onto hop `r.hop` of its flow's route, or hand it to the flow's receiver
     /// (data) or sender (ACKs) at the end of the route.
     fn forward(&mut self, r: Routed) {
-        let fl = &self.flows[r.pkt.flow() as usize];
-        let route = match r.pkt {
-            Packet::Data(_) => &fl.fwd,
-            Packet::Ack(_) => &fl.rev,
-        };
+        let fl = &self.flows[r.flow as usize];
+        let route = if r.ack { &fl.rev } else { &fl.fwd };
         match route.hops.get(r.hop as usize) {
             Some(&Hop::Dir(d)) => self.offer(d, r),
             Some(&Hop::Seg(s)) => self.enter_segment(s, r),
@@ -415,7 +412,7 @@ impl Sim {
     fn offer(&mut self, d: u32, r: Routed) {
         let now = self.now;
         let dir = &mut self.net.dirs[d as usize];
-        if let Offer::Accepted { queue_delay, head_arrival } = dir.link.offer(r, r.pkt.wire_bytes(), now) {
+        if let Offer::Accepted { queue_delay, head_arrival } = dir.link.offer(r, r.bytes, now) {
             // Queueing delay of the packets whose service starts within the run.
             if now + queue_delay <= self.end {
                 dir.qdelay_hist.add(queue_delay);
@@ -450,7 +447,7 @@ impl Sim {
     }
 
     fn send_ack(&mut self, ack: AckPkt) {
-        self.forward(Routed { hop: 0, pkt: Packet::Ack(ack) });
+        self.forward(Routed::new(Packet::Ack(ack)));
     }
 
     fn deliver_ack(&mut self, f: u32, ack: AckPkt) {

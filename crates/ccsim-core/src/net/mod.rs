@@ -48,9 +48,28 @@ impl Packet {
     }
 }
 
-/// A packet and its position on its flow's route: the index of the hop it is crossing.
+/// A packet and its position on its flow's route: the index of the hop it is crossing. The
+/// flow, the direction (data or ACK) and the size on the wire are kept beside the packet, so
+/// forwarding reads them without branching on the packet's kind.
 #[derive(Debug, Clone, Copy)]
 pub struct Routed {
+    pub flow: u32,
+    pub bytes: u32,
     pub hop: u16,
+    /// An ACK (it follows the flow's ACK route), else data.
+    pub ack: bool,
     pub pkt: Packet,
+}
+
+impl Routed {
+    #[inline]
+    pub fn new(pkt: Packet) -> Routed {
+        Routed { flow: pkt.flow(), bytes: pkt.wire_bytes(), hop: 0, ack: matches!(pkt, Packet::Ack(_)), pkt }
+    }
+
+    /// The same packet, one hop further.
+    #[inline]
+    pub fn next(self) -> Routed {
+        Routed { hop: self.hop + 1, ..self }
+    }
 }
