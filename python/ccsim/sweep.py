@@ -503,7 +503,8 @@ def _run_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
     try:
         # A limit set explicitly applies to each run; the default is this machine's memory
         # shared among the runs it executes at once (a Ray worker's machine runs one per CPU).
-        limit = payload.get("memory_limit") or limits.default_limit(payload.get("memory_share") or os.cpu_count() or 1)
+        limit = payload.get("memory_limit") or limits.default_limit(
+            payload.get("memory_share") or os.cpu_count() or 1)
         # Without time series requested, none is recorded (the run is otherwise the same).
         result = _simulate(payload["scenario"], payload["seed"], timeseries=bool(payload["timeseries"]),
                            memory_limit=tuple(limit))
@@ -754,7 +755,10 @@ def execute(
         kinds[e] = {col: store.merge_kinds(ks) for col, ks in seen.items()}
 
     version = getattr(_core, "__version__", None)
-    explicit_limit = limits.resolve(memory_limit) if memory_limit is not None or os.environ.get(limits.ENV_VAR, "").strip() else None
+    # A limit set explicitly (argument or environment) is resolved here, not in the workers:
+    # a fork server started earlier keeps the environment it was started with.
+    explicit = memory_limit is not None or bool(os.environ.get(limits.ENV_VAR, "").strip())
+    explicit_limit = limits.resolve(memory_limit) if explicit else None
 
     def payload(s: RunSpec, key: str | None = None) -> dict[str, Any]:
         cols = store.tag_columns(s.tags)

@@ -312,13 +312,39 @@ FLOOD = {
 }
 
 
-def _interrupt(cmd: list[str], cwd, started: float = 1.5) -> tuple[int, str, float]:
-    """Start `cmd`, send SIGINT after `started` s, return (status, stderr, seconds to exit)."""
+def _cpu_seconds(pgid: int) -> dict[int, float]:
+    """CPU seconds used so far by each process of the process group `pgid` (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields[2] is pgrp; utime and stime are fields[11:13]
+            out[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def _interrupt(cmd: list[str], cwd, busy: int = 1) -> tuple[int, str, float]:
+    """Start `cmd`; once `busy` of its processes (workers, or the command itself) have each
+    simulated for 0.5 s of CPU time, send it SIGINT; return (status, stderr, seconds to exit)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
                             cwd=cwd, start_new_session=True, preexec_fn=default_sigint)
     try:
-        time.sleep(started)
-        assert proc.poll() is None, proc.communicate()
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.communicate()
+            cpu = _cpu_seconds(proc.pid)
+            if busy == 1 and cpu.get(proc.pid, 0) >= 1.5:  # imports take about 0.5 s
+                break
+            if busy > 1 and sum(1 for pid, t in cpu.items() if pid != proc.pid and t >= 0.5) >= busy:
+                break
+            assert time.monotonic() < deadline, f"not running after 60 s: {cpu}"
+            time.sleep(0.05)
         t0 = time.monotonic()
         proc.send_signal(signal.SIGINT)
         try:
@@ -332,6 +358,7 @@ def _interrupt(cmd: list[str], cwd, started: float = 1.5) -> tuple[int, str, flo
             proc.communicate()
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads CPU times from /proc")
 def test_ctrl_c_stops_a_run_whatever_a_simulated_second_costs(write_scenario, ccsim_cmd, tmp_path):
     path = write_scenario(FLOOD)
     status, stderr, _ = _interrupt([ccsim_cmd, "run", str(path)], tmp_path)
@@ -339,10 +366,12 @@ def test_ctrl_c_stops_a_run_whatever_a_simulated_second_costs(write_scenario, cc
     assert stderr.strip() == "error: interrupted"
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads CPU times from /proc")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_a_sweep_with_a_heavy_run_in_flight(jobs, write_scenario, ccsim_cmd, tmp_path):
     path = write_scenario({**FLOOD, "sweep": {"runs": 1, "wireless.hops": [4, 5]}}, name="flood.toml")
-    status, stderr, _ = _interrupt([ccsim_cmd, "sweep", str(path), "--out", str(tmp_path / "o"), "--jobs", jobs], tmp_path)
+    status, stderr, _ = _interrupt([ccsim_cmd, "sweep", str(path), "--out", str(tmp_path / "o"), "--jobs", jobs], tmp_path,
+                                   busy=int(jobs))
     assert status == 130, stderr
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("error: interrupted: 0 of 2 runs are stored in "), stderr
