@@ -422,16 +422,24 @@ def emulate_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: boo
     bottleneck. Takes the scenario's duration in real time. Everything it creates is removed
     at the end, also on Ctrl-C.
     """
-    from .emulate import EmulationFailed, emulate
+    from .emulate import emulate
+
+    result = _emulated(emulate, file, seed)
+    _show_result(result, out_dir, as_json)
+
+
+def _emulated(run: Any, file: Path, seed: int | None) -> Any:
+    """``run(file, seed=seed)`` (emulate or compare) after the checks, with SIGTERM acting as
+    Ctrl-C (the same clean-up; exit 143); an emulation that fails is one line, exit 1."""
+    from .emulate import EmulationFailed
     from .emulate.run import sigterm_interrupts
 
     with sigterm_interrupts():
         _check_emulation(file, seed)
         try:
-            result = emulate(file, seed=seed)
+            return run(file, seed=seed)
         except EmulationFailed as exc:
             _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
-    _show_result(result, out_dir, as_json)
 
 
 @cli.command("compare")
@@ -445,15 +453,9 @@ def compare_cmd(file: Path, seed: int | None, as_json: bool) -> None:
     Differences are relative to the emulation: (simulation - emulation) / emulation.
     Needs what `ccsim emulate` needs.
     """
-    from .emulate import EmulationFailed, compare
-    from .emulate.run import sigterm_interrupts
+    from .emulate import compare
 
-    with sigterm_interrupts():
-        _check_emulation(file, seed)
-        try:
-            both = compare(file, seed=seed)
-        except EmulationFailed as exc:
-            _fail(f"emulation failed: {exc}", EXIT_INTERNAL)
+    both = _emulated(compare, file, seed)
     if as_json:
         click.echo(json.dumps(both))
         return
