@@ -18,5 +18,6 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=ns3-wheel.sh
 source "$HERE/ns3-wheel.sh"
+NS3_DEPS=("$HERE/ccsim-tcp.h")
 ns3_compile bench/ns3/build.sh "$HERE/dumbbell.cc" "$HERE/build/dumbbell" "$HERE/build.sh" \
     core network internet point-to-point applications traffic-control
