@@ -6,13 +6,18 @@ Two parts:
   is busy more than 90 % of the run, nothing is dropped off the bottlenecks, and the ccsim
   scenario that parking_lot.py writes describes the network ns-3 ran (the same links, rates,
   delays, buffers, paths and start times).
-* ccsim against ns-3 (marked ``general_form``): issue 12's criteria on the same points, the
-  per-flow throughput within 10 % (mean of 5 seeds), each bottleneck's utilization within
-  2 %, the long flow below each cross flow in ccsim too. These need ccsim's general network
-  form ([[links]]). Until ccsim has it they FAIL with a message saying so; they are not
-  skipped, so the branch cannot be merged with the ccsim side silently missing.
+* ccsim against ns-3 (marked ``general_form``): issue 12's criteria on the same points:
+  each bottleneck's utilization within 2 %, the long flow below each cross flow in ccsim
+  too, and the per-flow throughput within 10 % of ns-3's mean over the seeds - or within the
+  seed noise of that difference where the noise is larger (parking_lot.seed_noise: two
+  standard errors of Δ from the seed-to-seed spread). The long flow's share depends on the
+  start phases so strongly (coefficient of variation 26-66 % over 20 seeds in ns-3,
+  docs/validation.md "Seed noise") that a 10 % bound on a mean of a few seeds would fail a
+  correct model by chance. These tests need ccsim's general network form ([[links]]). Until
+  ccsim has it they FAIL with a message saying so; they are not skipped, so the branch
+  cannot be merged with the ccsim side silently missing.
 
-30 s runs with five seeds (the start phases differ per seed; both simulators are otherwise
+30 s runs with ten seeds (the start phases differ per seed; both simulators are otherwise
 deterministic); about 40 s of ns-3 CPU time. The ns-3 program is built by bench/ns3/build.sh,
 which pip-installs the ns3 wheel if needed. The test is skipped only when the ns3 package
 cannot be installed (no wheel for this platform, or pip fails, e.g. offline); any other
@@ -32,7 +37,7 @@ PARKING_PY = REPO / "validation" / "ns3" / "parking_lot.py"
 BUILD_SH = REPO / "bench" / "ns3" / "build.sh"
 
 DURATION = 30.0
-SEEDS = (1, 2, 3, 4, 5)
+SEEDS = tuple(range(1, 11))
 MIN_UTIL = 0.90
 
 
@@ -153,14 +158,15 @@ def _fmt(p, ns3, cc, c):
     utils = "; ".join(
         f"{b} {x:.4f} / {y:.4f} ({d * 100:+.2f}%)" for b, x, y, d in zip(p.bottleneck_ids, cc["util"], ns3["util"], c["d_util"])
     )
-    return f"{p.name}: throughput Mbps ccsim / ns-3: {flows}; utilization: {utils}"
+    noise = ", ".join(f"±{x * 100:.0f}%" for x in c["noise"])
+    return f"{p.name}: throughput Mbps ccsim / ns-3: {flows} (seed noise {noise}); utilization: {utils}"
 
 
 @pytest.mark.general_form
-def test_ccsim_per_flow_throughput_within_10_percent(ccsim_rows):
+def test_ccsim_per_flow_throughput_within_10_percent_or_the_seed_noise(ccsim_rows):
     compared = _compared(ccsim_rows)
-    bad = [_fmt(*r) for r in compared.values() if not r[3]["c1"]]
-    assert not bad, "per-flow throughput differs by more than 10 %:\n" + "\n".join(bad)
+    bad = [_fmt(*r) for r in compared.values() if not r[3]["c1_noise"]]
+    assert not bad, "per-flow throughput differs by more than max(10 %, seed noise):\n" + "\n".join(bad)
 
 
 @pytest.mark.general_form

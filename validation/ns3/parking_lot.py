@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """ccsim vs ns-3 on a parking lot (issue 12's general network form).
 
-    python3 validation/ns3/parking_lot.py                 # the full grid (~2 min on 2 cores)
+    python3 validation/ns3/parking_lot.py                 # the full grid, 20 seeds (~5 min on 2
+                                                          # idle cores: 600 s of ns-3 CPU time)
+    python3 validation/ns3/parking_lot.py --seeds 5       # the issue's 5 seeds (~80 s)
     python3 validation/ns3/parking_lot.py --docs docs/validation.md   # also rewrites the
                                                           # generated block in the docs
     python3 validation/ns3/parking_lot.py --quick         # 2 points, 3 seeds, 20 s (seconds)
@@ -14,7 +16,7 @@ buffer each way. Bulk TCP, NewReno (Linux Reno) or CUBIC, MSS 1448. Each flow st
 time drawn uniformly from [0, 1 s) by the seed (the same draw for both simulators): without
 random loss both simulators are deterministic, so the seeds differ only in the start phases.
 
-For every point of the grid ({2, 3} bottlenecks x {newreno, cubic} x seeds 1..5, 60 s) the
+For every point of the grid ({2, 3} bottlenecks x {newreno, cubic} x seeds 1..20, 60 s) the
 script runs
 
   (a) ns-3: bench/ns3/build/parking_lot (validation/ns3/parking_lot.cc, built by
@@ -37,8 +39,18 @@ ns-3 runs are a cache keyed by command line and binary), and checks the criteria
 
 C1 and C2 are judged against the "aligned" ns-3 set-up (ns-3 3.44 with the deviations from
 Linux that docs/validation.md identified switched off, as ccsim follows Linux) and reported
-against stock ns-3 too. Exit status: 0 when every criterion that could be evaluated holds,
-1 otherwise, 2 when ns-3 is not available.
+against stock ns-3 too.
+
+Why 20 seeds where the issue says 5: the long flow's throughput depends on the start phases
+so much (coefficient of variation 26-66 % over 20 seeds in ns-3; deterministic drop-tail phase
+effects) that ns-3's own 5-seed means move by up to 22 % under a 2-byte change of the packet
+size, and disjoint groups of 5 seeds differ by up to 70 %. So the tables also give, per flow,
+the seed noise of Δ (two standard errors from the seed-to-seed spread) and C1 is reported
+both as stated and as "within max(10 %, seed noise)". docs/validation.md, "Seed noise", has
+the measurements.
+
+Exit status: 0 when every criterion that could be evaluated holds (C1 as stated), 1
+otherwise, 2 when ns-3 is not available.
 """
 
 from __future__ import annotations
@@ -130,8 +142,12 @@ class Point:
         return [f"r{i - 1}->r{i}" for i in range(1, self.bottlenecks + 1)]
 
 
-def full_grid() -> list[Point]:
-    return [Point(cc, n) for n in (2, 3) for cc in ALGORITHMS]
+def full_grid(seeds: int = 20, duration_s: float = 60.0) -> list[Point]:
+    return [
+        Point(cc, n, duration_s=duration_s, seeds=tuple(range(1, seeds + 1)))
+        for n in (2, 3)
+        for cc in ALGORITHMS
+    ]
 
 
 def quick_grid() -> list[Point]:
@@ -358,18 +374,35 @@ def aggregate(p: Point, ss: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def seed_noise(ns3: dict[str, Any], cc: dict[str, Any] | None) -> list[float]:
+    """Per flow: two standard errors of Δ throughput that the seed-to-seed spread alone
+    gives, relative to ns-3's mean: 2 sqrt(sd_ns3^2 / n + sd_ccsim^2 / n) / mean_ns3 (without
+    ccsim, its spread is taken to be ns-3's). Both simulators are deterministic for a given
+    start phase, and the long flow's share depends strongly on the phase (docs/validation.md,
+    "Seed noise"), so a |Δ| below this is not evidence of a model difference."""
+    n = ns3["seeds"]
+    out = []
+    for i, (m, sd) in enumerate(zip(ns3["thr"], ns3["thr_sd"])):
+        sd_c = cc["thr_sd"][i] if cc is not None else sd
+        out.append(2 * math.sqrt((sd * sd + sd_c * sd_c) / n) / m if m > 0 else float("nan"))
+    return out
+
+
 def criteria(p: Point, ns3: dict[str, Any], cc: dict[str, Any] | None) -> dict[str, Any]:
     """The issue's criteria for one point and one ns-3 set-up; None where not evaluable."""
     c: dict[str, Any] = {
         "c3_ns3": all(ns3["thr"][0] < x for x in ns3["thr"][1:]),
         "ns3_other_drops": ns3["other_drops"],
+        "noise": seed_noise(ns3, cc),
     }
     if cc is None:
-        c.update(d_thr=None, d_util=None, c1=None, c2=None, c3_ccsim=None, ccsim_other_drops=None)
+        c.update(d_thr=None, d_util=None, c1=None, c1_noise=None, c2=None, c3_ccsim=None, ccsim_other_drops=None)
         return c
     c["d_thr"] = [rel(a, b) for a, b in zip(cc["thr"], ns3["thr"])]
     c["d_util"] = [rel(a, b) for a, b in zip(cc["util"], ns3["util"])]
     c["c1"] = all(abs(x) <= THR_TOL for x in c["d_thr"])
+    # C1 where the seed noise exceeds the tolerance: |Δ| within max(10 %, 2σ of Δ)
+    c["c1_noise"] = all(abs(x) <= max(THR_TOL, nz) for x, nz in zip(c["d_thr"], c["noise"]))
     c["c2"] = all(abs(x) <= UTIL_TOL for x in c["d_util"])
     c["c3_ccsim"] = all(cc["thr"][0] < x for x in cc["thr"][1:])
     c["ccsim_other_drops"] = cc["other_drops"]
@@ -423,6 +456,12 @@ def run_grid(
         "ns3_runs": len(ns3_res),
         "ns3_cached": sum(1 for d in ns3_res.values() if d.get("_cached")),
         "ns3_cpu_s": sum(d.get("cpu_seconds", 0.0) for d in ns3_res.values() if not d.get("_cached")),
+        # as measured when each ran (cached runs included); None if a cached run predates the field
+        "ns3_cpu_all_s": (
+            sum(d["cpu_seconds"] for d in ns3_res.values())
+            if all("cpu_seconds" in d for d in ns3_res.values())
+            else None
+        ),
     }
 
 
@@ -450,8 +489,8 @@ VARIANT_TITLE = {
 def tables_md(res: dict[str, Any], variant: str) -> str:
     rows = [r for r in res["rows"] if r["variant"] == variant]
     out = [
-        "| point | flow | path | throughput Mbps ccsim / ns-3 | Δ | mean RTT ms ccsim / ns-3 | retransmits ccsim / ns-3 |\n",
-        "|---|---|---|---:|---:|---:|---:|\n",
+        "| point | flow | path | throughput Mbps ccsim / ns-3 | Δ | seed noise of Δ (2σ) | mean RTT ms ccsim / ns-3 | retransmits ccsim / ns-3 |\n",
+        "|---|---|---|---:|---:|---:|---:|---:|\n",
     ]
     for r in rows:
         p, ns, cc, c = r["point"], r["ns3"], r["ccsim"], r["crit"]
@@ -460,7 +499,7 @@ def tables_md(res: dict[str, Any], variant: str) -> str:
             out.append(
                 f"| {p.name if i == 0 else ''} | {fname} | {'-'.join(path)} "
                 f"| {ccthr} / {ns['thr'][i]:.2f} ± {ns['thr_sd'][i]:.2f} "
-                f"| {_pct(c['d_thr'][i]) if cc else '—'} "
+                f"| {_pct(c['d_thr'][i]) if cc else '—'} | ±{c['noise'][i] * 100:.0f}% "
                 f"| {_f(cc['rtt'][i], '.1f') if cc else '—'} / {ns['rtt'][i]:.1f} "
                 f"| {_f(cc['retx'][i], '.0f') if cc else '—'} / {ns['retx'][i]:.0f} |\n"
             )
@@ -479,14 +518,14 @@ def tables_md(res: dict[str, Any], variant: str) -> str:
                 f"| {_f(cc['queue'][i], '.1f') if cc else '—'} / {ns['queue'][i]:.1f} |\n"
             )
     out += [
-        "\n| point | C1 throughput within 10% | C2 utilization within 2% | C3 long < each cross: ccsim / ns-3 "
+        "\n| point | C1 throughput within 10% | C1 within max(10%, seed noise) | C2 utilization within 2% | C3 long < each cross: ccsim / ns-3 "
         "| seeds with long < each cross: ccsim / ns-3 | drops off the bottlenecks: ccsim / ns-3 |\n",
-        "|---|:---:|:---:|:---:|:---:|---:|\n",
+        "|---|:---:|:---:|:---:|:---:|:---:|---:|\n",
     ]
     for r in rows:
         p, ns, cc, c = r["point"], r["ns3"], r["ccsim"], r["crit"]
         out.append(
-            f"| {p.name} | {_ok(c['c1'])} | {_ok(c['c2'])} | {_ok(c['c3_ccsim'])} / {_ok(c['c3_ns3'])} "
+            f"| {p.name} | {_ok(c['c1'])} | {_ok(c['c1_noise'])} | {_ok(c['c2'])} | {_ok(c['c3_ccsim'])} / {_ok(c['c3_ns3'])} "
             f"| {cc['long_least_seeds'] if cc else '—'} / {ns['long_least_seeds']} of {ns['seeds']} "
             f"| {_f(c['ccsim_other_drops'], '.0f')} / {ns['other_drops']:.0f} |\n"
         )
@@ -524,7 +563,8 @@ def verdict(res: dict[str, Any]) -> tuple[bool, list[str]]:
     else:
         lines.insert(
             0,
-            f"against ns-3 {JUDGE_VARIANT}: C1 {sum(1 for r in judged if r['crit']['c1'])}/{n}, "
+            f"against ns-3 {JUDGE_VARIANT}: C1 {sum(1 for r in judged if r['crit']['c1'])}/{n} "
+            f"(within seed noise {sum(1 for r in judged if r['crit']['c1_noise'])}/{n}), "
             f"C2 {sum(1 for r in judged if r['crit']['c2'])}/{n}, C3 ccsim {sum(1 for r in judged if r['crit']['c3_ccsim'])}/{n}, "
             f"C3 ns-3 {sum(1 for r in judged if r['crit']['c3_ns3'])}/{n} points",
         )
@@ -542,6 +582,7 @@ def report_md(res: dict[str, Any], meta: dict[str, Any], heading: bool = True) -
         f"{meta['seeds']} seeds, ns-3 set-ups {', '.join(variants)}; {meta['wall_s']:.0f} s wall time with "
         f"{meta['jobs']} jobs"
         + (f" ({res['ns3_cached']} of {res['ns3_runs']} ns-3 runs from the cache)" if res["ns3_cached"] else "")
+        + (f"; the {res['ns3_runs']} ns-3 runs took {res['ns3_cpu_all_s']:.0f} s of CPU time" if res.get("ns3_cpu_all_s") else "")
         + f". ns-3 {meta['ns3']}, ccsim {meta['ccsim']}. Set-up and definitions: docs/validation.md, "
         "\"Parking lot: ccsim vs ns-3\".\n\n"
     )
@@ -550,16 +591,23 @@ def report_md(res: dict[str, Any], meta: dict[str, Any], heading: bool = True) -
     md.append(
         "Values are means over the seeds (± the standard deviation over the seeds). Throughput: bytes "
         "cumulatively ACKed at the sender x 8 / (duration - flow start). Utilization: busy time of the "
-        "r(i-1)->r(i) transmitter / duration. Δ = (ccsim - ns-3) / ns-3. Criteria (issue 12): C1 |Δ "
+        "r(i-1)->r(i) transmitter / duration. Δ = (ccsim - ns-3) / ns-3. Seed noise of Δ: two standard "
+        "errors of Δ from the seed-to-seed spread alone (without ccsim, its spread taken to be ns-3's); "
+        "a |Δ| below it is not evidence of a model difference. Criteria (issue 12): C1 |Δ "
         f"throughput| <= {THR_TOL:.0%} for every flow, C2 |Δ utilization| <= {UTIL_TOL:.0%} for every "
         f"bottleneck (judged against ns-3 {JUDGE_VARIANT}), C3 the long flow's mean throughput below "
         "every cross flow's.\n\n"
     )
-    md.append("**Verdict:** " + ("every evaluated criterion holds. " if ok else "not every criterion holds. ") + "\n\n")
+    if res["ccsim_missing"]:
+        verdict_text = "ns-3 only; every criterion that can be checked without ccsim holds." if ok else "ns-3 only; a criterion that can be checked without ccsim fails."
+    else:
+        verdict_text = "every criterion holds." if ok else "not every criterion holds."
+    md.append(f"**Verdict:** {verdict_text}\n\n")
     md += [f"- {ln}\n" for ln in lines]
     md.append("\n")
     for v in variants:
-        md += [f"{'##' if heading else '**'} ccsim vs {VARIANT_TITLE.get(v, v)}{'' if heading else '**'}\n\n", tables_md(res, v), "\n"]
+        title = f"ccsim vs {VARIANT_TITLE.get(v, v)}"
+        md += [f"## {title}\n\n" if heading else f"**{title}**\n\n", tables_md(res, v), "\n"]
     return "".join(md)
 
 
@@ -602,6 +650,8 @@ def update_docs(doc: Path, res: dict[str, Any], meta: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="2 points, 3 seeds, 20 s (a smoke check)")
+    ap.add_argument("--seeds", type=int, default=20, help="seeds 1..N per point of the full grid (default 20; the issue's criterion says 5)")
+    ap.add_argument("--duration", type=float, default=60.0, help="simulated seconds per run of the full grid (default 60)")
     ap.add_argument("--jobs", type=int, default=2, help="ns-3 runs at once (default 2)")
     ap.add_argument("--out", type=Path, default=None, help="output directory (default validation/ns3/results, --quick: validation/ns3/results-quick)")
     ap.add_argument("--variant", action="append", choices=sorted(R.NS3_VARIANTS), help="ns-3 set-ups (repeatable; default aligned and stock)")
@@ -615,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
     if not ok:
         print(f"parking_lot.py: ns-3 is not available: {msg}", file=sys.stderr)
         return 2
-    points = quick_grid() if args.quick else full_grid()
+    points = quick_grid() if args.quick else full_grid(args.seeds, args.duration)
     variants = tuple(args.variant or (JUDGE_VARIANT, "stock"))
     t0 = time.perf_counter()
     res = run_grid(points, variants, jobs=args.jobs, raw_dir=out / "raw", use_cache=not args.no_cache)
@@ -624,7 +674,9 @@ def main(argv: list[str] | None = None) -> int:
     import ccsim
 
     meta = {
-        "command": "python3 validation/ns3/parking_lot.py" + (" --quick" if args.quick else "") + f" --jobs {args.jobs}",
+        "command": "python3 validation/ns3/parking_lot.py"
+        + (" --quick" if args.quick else f" --seeds {args.seeds} --duration {args.duration:g}")
+        + f" --jobs {args.jobs}",
         "date": time.strftime("%Y-%m-%d"),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         "points": len(points),
