@@ -3,7 +3,7 @@
 
     python3 validation/ns3/parking_lot.py                 # the full grid, 20 seeds (~5 min on 2
                                                           # idle cores: 600 s of ns-3 CPU time)
-    python3 validation/ns3/parking_lot.py --seeds 5       # the 5 seeds (~80 s)
+    python3 validation/ns3/parking_lot.py --seeds 5       # the 5 seeds (150 s of CPU)
     python3 validation/ns3/parking_lot.py --docs docs/validation.md   # also rewrites the
                                                           # generated block in the docs
     python3 validation/ns3/parking_lot.py --quick         # 2 points, 3 seeds, 20 s (seconds)
