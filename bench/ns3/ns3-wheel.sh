@@ -15,6 +15,8 @@
 #   CXX          C++ compiler (default: g++)
 #   NS3_PIP_SPEC pip requirement (default: ns3==3.44.post0)
 #   FORCE=1      recompile even if the binary is up to date
+#   NS3_DEPS     (array, set by a build script) further files the program includes; it is
+#                recompiled when one of them is newer than the binary
 
 PYTHON="${PYTHON:-python3}"
 CXX="${CXX:-g++}"
@@ -97,7 +99,8 @@ ns3_libs() {
 }
 
 # ns3_compile <who> <src> <out> <build-script> <modules...>
-# Skips the compilation when <out> is newer than <src>, <build-script> and this file and
+# Skips the compilation when <out> is newer than <src>, <build-script>, every file in
+# NS3_DEPS and this file, and
 # was built against the same ns-3 prefix (recorded in <out dir>/.prefix-<name>).
 ns3_compile() {
     local who="$1" src="$2" out="$3" script="$4"
@@ -108,7 +111,11 @@ ns3_compile() {
     out_dir="$(dirname "$out")"
     stamp="$out_dir/.prefix-$(basename "$out")"
     mkdir -p "$out_dir"
-    if [[ -z "${FORCE:-}" && -x "$out" && "$out" -nt "$src" && "$out" -nt "$script" \
+    local dep deps_older=1
+    for dep in ${NS3_DEPS[@]+"${NS3_DEPS[@]}"}; do
+        [[ "$out" -nt "$dep" ]] || deps_older=0
+    done
+    if [[ -z "${FORCE:-}" && -x "$out" && "$out" -nt "$src" && "$out" -nt "$script" && "$deps_older" == 1 \
           && "$out" -nt "${BASH_SOURCE[0]}" && -f "$stamp" && "$(cat "$stamp")" == "$NS3_PREFIX_DIR" ]]; then
         echo "$who: $out is up to date (ns-3 at $NS3_PREFIX_DIR)"
         return 0
