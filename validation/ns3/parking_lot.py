@@ -311,7 +311,8 @@ def run_ccsim(p: Point, seed: int, raw_dir: Path | None) -> dict[str, Any]:
 def ccsim_support() -> str | None:
     """None when ccsim accepts the general form, else the one-line reason it does not."""
     try:
-        run_ccsim(Point("cubic", 2, duration_s=0.1, seeds=(1,)), 1, None)
+        # Flows start within the first second (starts()): the probe runs past it.
+        run_ccsim(Point("cubic", 2, duration_s=2.0, seeds=(1,)), 1, None)
     except CcsimLacksGeneralForm as e:
         return f"ccsim lacks the general network form (issue 12): it rejects [[links]] ({e})"
     return None
