@@ -60,7 +60,7 @@ impl Receiver {
         Receiver {
             flow,
             rcv_nxt: 0,
-            ooo: Vec::with_capacity(16),
+            ooo: Vec::new(),
             clock: 0,
             ts_recent: 0,
             last_ack_sent: 0,
