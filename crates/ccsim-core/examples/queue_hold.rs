@@ -8,8 +8,8 @@ use ccsim_core::event::{Event, EventQueue};
 
 fn main() {
     let steps = 5_000_000u64;
-    for &n in &[10usize, 1_000, 100_000] {
-        let mut q: EventQueue = EventQueue::with_capacity(n);
+    for (radix, &n) in [false, true].into_iter().flat_map(|r| [(r, &10usize), (r, &1_000), (r, &100_000)]) {
+        let mut q: EventQueue = if radix { EventQueue::radix() } else { EventQueue::heap(n) };
         // A fixed LCG: the same schedule on every machine.
         let mut x: u64 = 1;
         let mut delay = || {
@@ -25,6 +25,6 @@ fn main() {
             q.schedule(t + delay(), e);
         }
         let ns = t0.elapsed().as_nanos() as f64 / steps as f64;
-        println!("{n:>7} pending: {ns:6.1} ns per pop + schedule");
+        println!("{} {n:>7} pending: {ns:6.1} ns per pop + schedule", if radix { "radix" } else { "heap4" });
     }
 }

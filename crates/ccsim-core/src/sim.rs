@@ -386,7 +386,7 @@ impl Sim {
     fn forward(&mut self, r: Routed) {
         let fl = &self.flows[r.flow as usize];
         let route = if r.ack { &fl.rev } else { &fl.fwd };
-        match route.hops.get(r.hop as usize) {
+        match route.hops().get(r.hop as usize) {
             Some(&Hop::Dir(d)) => self.offer(d, r),
             Some(&Hop::Seg(s)) => self.enter_segment(s, r),
             None => self.route_end(r.pkt),
@@ -592,7 +592,7 @@ impl Sim {
     /// The node names along a route: the first hop's start, then each hop's end.
     fn path_names(&self, route: &Route) -> Vec<String> {
         let mut dirs = Vec::new();
-        for h in route.hops.iter() {
+        for h in route.hops().iter() {
             match *h {
                 Hop::Dir(d) => dirs.push(d),
                 Hop::Seg(s) => dirs.extend_from_slice(&self.net.segs[s as usize].dirs),
@@ -648,7 +648,7 @@ impl Sim {
         let bn_rate = self.net.dirs[bn as usize].link.rate_bps;
         let mut out = Vec::new();
         for (i, fl) in self.flows.iter().enumerate() {
-            let Some(&Hop::Dir(access)) = fl.fwd.hops.first() else { continue };
+            let Some(&Hop::Dir(access)) = fl.fwd.hops().first() else { continue };
             if access == bn {
                 continue;
             }
@@ -675,7 +675,7 @@ impl Sim {
 /// The slowest direction with a rate on a route (the first of equals), if any.
 fn slowest(net: &Network, route: &Route) -> Option<u32> {
     let mut best: Option<u32> = None;
-    for h in route.hops.iter() {
+    for h in route.hops().iter() {
         if let Hop::Dir(d) = *h {
             let r = net.dirs[d as usize].link.rate_bps;
             if best.map_or(true, |b| r < net.dirs[b as usize].link.rate_bps) {

@@ -4,6 +4,7 @@
 //! an event for the head only, so the heap holds O(links + timers) entries, not one per packet.
 
 use crate::time::Time;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,43 +47,62 @@ impl<E> Entry<E> {
 /// children sit side by side in memory.
 const ARITY: usize = 4;
 
+/// Pending events above this many (expected) use the radix queue; below, the 4-ary heap.
+pub const RADIX_ABOVE: usize = 512;
+
 /// Events in time order, same-time events in insertion order.
 ///
-/// A 4-ary min-heap keyed by (time, insertion sequence). The slots after the last entry hold
-/// sentinels (time = MAX), at least ARITY - 1 of them, so every node with a child has all
-/// ARITY of them and the smallest is chosen without branches (the order of pending events is
-/// data the branch predictor cannot learn).
+/// Events scheduled for the current instant (zero-delay hops, immediate ACKs) skip the ordered
+/// store and go to a FIFO. Entries of the store for the current instant were necessarily
+/// scheduled before any of them, so "stored entries at `now` first, then the FIFO" keeps the
+/// insertion order exactly.
 ///
-/// Events scheduled for the current instant (zero-delay hops, immediate ACKs) skip the heap
-/// and go to a FIFO. Heap entries for the current instant were necessarily scheduled before
-/// any of them, so "heap entries at `now` first, then the FIFO" keeps the insertion order
-/// exactly.
+/// The others are kept, keyed by (time, insertion sequence), in one of two stores that pop in
+/// exactly the same order (so a run gives the same results with either):
+/// - a 4-ary min-heap ([`Heap4`]), fastest with few pending events (a dumbbell with a few
+///   flows has about ten);
+/// - a radix queue ([`Radix`]), for many pending events (thousands of flows each with timers
+///   and packets in flight): its cost does not grow with their number as a heap's depth does,
+///   and it touches memory in sequence.
 #[derive(Debug)]
 pub struct EventQueue<E = Event> {
-    /// Entries in [0, n), sentinels after.
-    heap: Vec<Entry<E>>,
-    n: usize,
+    store: Store<E>,
     now_fifo: VecDeque<E>,
     /// The time of the last popped event: the instant the FIFO belongs to.
     now: Time,
     seq: u64,
 }
 
+#[derive(Debug)]
+enum Store<E> {
+    Heap(Heap4<E>),
+    Radix(Radix<E>),
+}
+
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: Vec::new(), n: 0, now_fifo: VecDeque::new(), now: 0, seq: 0 }
+        EventQueue { store: Store::Heap(Heap4 { heap: Vec::new(), n: 0 }), now_fifo: VecDeque::new(), now: 0, seq: 0 }
     }
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// A queue for about `n` pending events: a heap up to [`RADIX_ABOVE`], a radix queue above.
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue {
-            heap: Vec::with_capacity(n + ARITY),
-            n: 0,
-            now_fifo: VecDeque::with_capacity(16),
-            now: 0,
-            seq: 0,
+        if n > RADIX_ABOVE {
+            Self::radix()
+        } else {
+            Self::heap(n)
         }
+    }
+
+    /// A queue on a 4-ary heap with room for `n` pending events.
+    pub fn heap(n: usize) -> Self {
+        EventQueue { store: Store::Heap(Heap4 { heap: Vec::with_capacity(n + ARITY), n: 0 }), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
+    }
+
+    /// A queue on a radix queue.
+    pub fn radix() -> Self {
+        EventQueue { store: Store::Radix(Radix::new()), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
     }
 
     #[inline]
@@ -94,9 +114,82 @@ impl<E: Copy> EventQueue<E> {
         }
         self.seq += 1;
         let e = Entry { time, seq: self.seq, ev };
+        match &mut self.store {
+            Store::Heap(h) => h.push(e),
+            Store::Radix(r) => r.push(e),
+        }
+    }
+
+    #[inline]
+    fn store_time(&self) -> Option<Time> {
+        match &self.store {
+            Store::Heap(h) => h.peek_time(),
+            Store::Radix(r) => r.peek_time(),
+        }
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        if let Some(t) = self.store_time() {
+            if t == self.now || self.now_fifo.is_empty() {
+                let e = match &mut self.store {
+                    Store::Heap(h) => h.pop(),
+                    Store::Radix(r) => r.pop(),
+                };
+                self.now = e.time;
+                return Some((self.now, e.ev));
+            }
+        }
+        self.now_fifo.pop_front().map(|ev| (self.now, ev))
+    }
+
+    #[inline]
+    pub fn peek_time(&self) -> Option<Time> {
+        if !self.now_fifo.is_empty() {
+            return Some(self.now);
+        }
+        self.store_time()
+    }
+
+    pub fn len(&self) -> usize {
+        let stored = match &self.store {
+            Store::Heap(h) => h.n,
+            Store::Radix(r) => r.n,
+        };
+        stored + self.now_fifo.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes the queue holds, for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        let stored = match &self.store {
+            Store::Heap(h) => h.heap.capacity() * std::mem::size_of::<Entry<E>>(),
+            Store::Radix(r) => r.buckets.iter().map(|b| b.capacity()).sum::<usize>() * std::mem::size_of::<Entry<E>>(),
+        };
+        stored + self.now_fifo.capacity() * std::mem::size_of::<E>()
+    }
+}
+
+/// A 4-ary min-heap keyed by (time, insertion sequence). The slots after the last entry hold
+/// sentinels (time = MAX), at least ARITY - 1 of them, so every node with a child has all
+/// ARITY of them and the smallest is chosen without branches (the order of pending events is
+/// data the branch predictor cannot learn).
+#[derive(Debug)]
+struct Heap4<E> {
+    /// Entries in [0, n), sentinels after.
+    heap: Vec<Entry<E>>,
+    n: usize,
+}
+
+impl<E: Copy> Heap4<E> {
+    #[inline]
+    fn push(&mut self, e: Entry<E>) {
         if self.heap.len() < self.n + ARITY {
             // Grow, padding with sentinels (their payload is never returned).
-            self.heap.resize(self.n + 2 * ARITY, Entry { time: Time::MAX, seq: u64::MAX, ev });
+            self.heap.resize(self.n + 2 * ARITY, Entry { time: Time::MAX, seq: u64::MAX, ev: e.ev });
         }
         let k = e.key();
         // Sift up with a hole: move parents down until e's place is found.
@@ -115,22 +208,26 @@ impl<E: Copy> EventQueue<E> {
     }
 
     #[inline]
-    pub fn pop(&mut self) -> Option<(Time, E)> {
+    fn peek_time(&self) -> Option<Time> {
         if self.n > 0 {
-            let top = self.heap[0];
-            if top.time == self.now || self.now_fifo.is_empty() {
-                self.n -= 1;
-                let last = self.heap[self.n];
-                self.heap[self.n].time = Time::MAX;
-                self.heap[self.n].seq = u64::MAX;
-                if self.n > 0 {
-                    self.sift_down_from_root(last);
-                }
-                self.now = top.time;
-                return Some((self.now, top.ev));
-            }
+            Some(self.heap[0].time)
+        } else {
+            None
         }
-        self.now_fifo.pop_front().map(|ev| (self.now, ev))
+    }
+
+    /// Remove the smallest entry (the heap is not empty).
+    #[inline]
+    fn pop(&mut self) -> Entry<E> {
+        let top = self.heap[0];
+        self.n -= 1;
+        let last = self.heap[self.n];
+        self.heap[self.n].time = Time::MAX;
+        self.heap[self.n].seq = u64::MAX;
+        if self.n > 0 {
+            self.sift_down_from_root(last);
+        }
+        top
     }
 
     /// Put `e` in the root's hole and move it down to its place.
@@ -158,30 +255,104 @@ impl<E: Copy> EventQueue<E> {
         }
         h[i] = e;
     }
+}
+
+/// A radix queue (a radix heap with a cached minimum) of entries keyed by (time, insertion
+/// sequence) as one 128-bit integer. Keys only grow: every new key is above `base`, the key of
+/// the last entry taken out. An entry lives in bucket `b` when the highest bit in which its key
+/// differs from `base` is bit `b`, so every entry of a lower bucket is smaller than every entry
+/// of a higher one, and the smallest entry is in the lowest non-empty bucket. Taking it out
+/// makes its key the new base and moves the rest of its bucket to lower buckets: an entry moves
+/// down at most once per bucket, and each move is a sequential append.
+#[derive(Debug)]
+struct Radix<E> {
+    buckets: Vec<Vec<Entry<E>>>,
+    /// Bit `b` set when bucket `b` is not empty.
+    nonempty: u128,
+    base: u128,
+    n: usize,
+    /// Where the smallest entry is (bucket, index), once found; kept up to date by `push` and
+    /// cleared by `pop`, so a peek followed by a pop searches once.
+    min: Cell<Option<(u32, u32)>>,
+}
+
+impl<E: Copy> Radix<E> {
+    fn new() -> Self {
+        Radix { buckets: (0..128).map(|_| Vec::new()).collect(), nonempty: 0, base: 0, n: 0, min: Cell::new(None) }
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u128) -> usize {
+        debug_assert!(key > self.base, "keys only grow");
+        127 - (key ^ self.base).leading_zeros() as usize
+    }
 
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
-        if !self.now_fifo.is_empty() {
-            return Some(self.now);
+    fn push(&mut self, e: Entry<E>) {
+        let k = e.key();
+        let b = self.bucket(k);
+        let v = &mut self.buckets[b];
+        v.push(e);
+        self.nonempty |= 1u128 << b;
+        self.n += 1;
+        if let Some((mb, mi)) = self.min.get() {
+            if k < self.buckets[mb as usize][mi as usize].key() {
+                self.min.set(Some((b as u32, (self.buckets[b].len() - 1) as u32)));
+            }
         }
-        if self.n > 0 {
-            Some(self.heap[0].time)
-        } else {
-            None
+    }
+
+    /// Position of the smallest entry: the smallest of the lowest non-empty bucket.
+    #[inline]
+    fn find_min(&self) -> Option<(u32, u32)> {
+        if let Some(m) = self.min.get() {
+            return Some(m);
         }
+        if self.nonempty == 0 {
+            return None;
+        }
+        let b = self.nonempty.trailing_zeros();
+        let v = &self.buckets[b as usize];
+        let mut best = 0;
+        let mut bk = v[0].key();
+        for (i, e) in v.iter().enumerate().skip(1) {
+            let k = e.key();
+            if k < bk {
+                bk = k;
+                best = i;
+            }
+        }
+        let m = (b, best as u32);
+        self.min.set(Some(m));
+        Some(m)
     }
 
-    pub fn len(&self) -> usize {
-        self.n + self.now_fifo.len()
+    #[inline]
+    fn peek_time(&self) -> Option<Time> {
+        self.find_min().map(|(b, i)| self.buckets[b as usize][i as usize].time)
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Bytes the queue holds, for memory accounting.
-    pub fn heap_bytes(&self) -> usize {
-        self.heap.capacity() * std::mem::size_of::<Entry<E>>() + self.now_fifo.capacity() * std::mem::size_of::<E>()
+    /// Remove the smallest entry (the queue is not empty).
+    #[inline]
+    fn pop(&mut self) -> Entry<E> {
+        let (b, i) = self.find_min().expect("an entry");
+        let b = b as usize;
+        self.min.set(None);
+        self.n -= 1;
+        let e = self.buckets[b].swap_remove(i as usize);
+        self.base = e.key();
+        // The rest of the bucket now differs from the base in a lower bit.
+        self.nonempty &= !(1u128 << b);
+        if !self.buckets[b].is_empty() {
+            let mut v = std::mem::take(&mut self.buckets[b]);
+            for x in v.drain(..) {
+                let nb = self.bucket(x.key());
+                self.buckets[nb].push(x);
+                self.nonempty |= 1u128 << nb;
+            }
+            self.buckets[b] = v;
+        }
+        e
     }
 }
 
@@ -189,9 +360,13 @@ impl<E: Copy> EventQueue<E> {
 mod tests {
     use super::*;
 
+    fn both() -> [EventQueue; 2] {
+        [EventQueue::heap(0), EventQueue::radix()]
+    }
+
     #[test]
     fn same_time_events_pop_in_insertion_order() {
-        let mut q = EventQueue::default();
+        for mut q in both() {
         q.schedule(10, Event::Rto(3));
         q.schedule(5, Event::Sample);
         q.schedule(10, Event::Rto(1));
@@ -201,11 +376,12 @@ mod tests {
         assert_eq!(q.pop(), Some((10, Event::Rto(1))));
         assert_eq!(q.pop(), Some((10, Event::Rto(2))));
         assert_eq!(q.pop(), None);
+        }
     }
 
     #[test]
     fn events_for_the_current_instant_keep_insertion_order_behind_earlier_ones() {
-        let mut q = EventQueue::default();
+        for mut q in both() {
         q.schedule(10, Event::Rto(1));
         q.schedule(10, Event::Rto(2));
         q.schedule(20, Event::Sample);
@@ -221,6 +397,7 @@ mod tests {
         assert_eq!(q.pop(), Some((10, Event::Pace(9))));
         assert_eq!(q.pop(), Some((20, Event::Sample)));
         assert_eq!(q.pop(), None);
+        }
     }
 
     /// Random interleavings of schedule and pop against a reference: a list sorted by
@@ -232,16 +409,18 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             x >> 33
         };
-        for round in 0..200u32 {
-            let mut q = EventQueue::default();
+        for round in 0..400u32 {
+            let mut q = if round % 2 == 0 { EventQueue::heap(0) } else { EventQueue::radix() };
             let mut reference: Vec<(Time, u32, u32)> = Vec::new(); // (time, order, id)
             let mut now: Time = 0;
             let mut order = 0u32;
             let steps = 1 + (next() % 300) as usize;
             for _ in 0..steps {
                 if next() % 3 != 0 || reference.is_empty() {
-                    // Few distinct times, so ties are common; sometimes exactly now.
-                    let t = now + next() % (1 + round as u64 % 7);
+                    // Few distinct times, so ties are common; sometimes exactly now; some
+                    // rounds spread over a wide range (many radix buckets).
+                    let spread = if round % 4 < 2 { 1 + round as u64 % 7 } else { 1 << (round % 50) };
+                    let t = now + next() % spread;
                     order += 1;
                     q.schedule(t, Event::Pace(order));
                     reference.push((t, order, order));
@@ -264,7 +443,7 @@ mod tests {
 
     #[test]
     fn stays_ordered_with_many_pending() {
-        let mut q = EventQueue::default();
+        for mut q in both() {
         let mut x: u64 = 12345;
         for i in 0..100_000u32 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -279,5 +458,42 @@ mod tests {
         }
         assert_eq!(n, 100_000);
         let _ = last.1;
+        }
+    }
+
+    /// The two stores pop the same events in the same order under a hold model with peeks
+    /// (as the run loop peeks before each pop) and bursts of same-time events.
+    #[test]
+    fn heap_and_radix_pop_the_same_sequence() {
+        let mut x: u64 = 5;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let (mut h, mut r) = (EventQueue::heap(0), EventQueue::radix());
+        for i in 0..5_000u32 {
+            let t = next() % 1_000_000;
+            h.schedule(t, Event::Pace(i));
+            r.schedule(t, Event::Pace(i));
+        }
+        for step in 0..200_000u32 {
+            assert_eq!(h.peek_time(), r.peek_time());
+            let (a, b) = (h.pop(), r.pop());
+            assert_eq!(a, b, "step {step}");
+            let (t, _) = a.unwrap();
+            for k in 0..(next() % 3) {
+                let d = match next() % 4 {
+                    0 => 0,
+                    1 => next() % 10,
+                    _ => next() % 2_000_000,
+                };
+                h.schedule(t + d, Event::Rto(step * 4 + k as u32));
+                r.schedule(t + d, Event::Rto(step * 4 + k as u32));
+            }
+            assert_eq!(h.len(), r.len());
+            if h.is_empty() {
+                break;
+            }
+        }
     }
 }

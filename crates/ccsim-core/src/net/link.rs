@@ -75,7 +75,7 @@ impl<T: Copy> Link<T> {
             delay,
             limit,
             free_at: 0,
-            waiting: VecDeque::with_capacity(256),
+            waiting: VecDeque::new(),
             waiting_bytes: 0,
             wire: DelayLine::new(delay),
             stats: LinkStats::default(),
@@ -172,7 +172,7 @@ pub struct DelayLine<T> {
 
 impl<T: Copy> DelayLine<T> {
     pub fn new(delay: Time) -> Self {
-        DelayLine { delay, line: VecDeque::with_capacity(256), packets_in: 0, packets_out: 0, losses: 0 }
+        DelayLine { delay, line: VecDeque::new(), packets_in: 0, packets_out: 0, losses: 0 }
     }
 
     /// Returns the arrival time if the packet is the new head.

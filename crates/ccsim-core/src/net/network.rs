@@ -20,8 +20,9 @@ pub struct LinkDir {
     /// with a rate it is drawn when the packet leaves the wire (the packet used link time, like
     /// a corrupted frame); on an unlimited direction when the packet enters its delay segment.
     pub loss: f64,
-    /// The loss's random stream (None when `loss` is 0: nothing is drawn).
-    pub loss_rng: Option<Rng>,
+    /// The loss's random stream (None when `loss` is 0: nothing is drawn). Boxed: a stream is
+    /// about 300 bytes and most directions (a dumbbell's access links) have none.
+    pub loss_rng: Option<Box<Rng>>,
     /// Queueing delay of the packets whose service starts within the run.
     pub qdelay_hist: Histogram,
     /// Their sum (ns, summed as f64 in arrival order).
@@ -37,7 +38,7 @@ impl LinkDir {
             to,
             link: Link::new(rate_bps, delay, limit),
             loss,
-            loss_rng: if loss > 0.0 { loss_rng } else { None },
+            loss_rng: if loss > 0.0 { loss_rng.map(Box::new) } else { None },
             qdelay_hist: Histogram::default(),
             qdelay_sum: 0.0,
         }
@@ -90,20 +91,48 @@ pub struct Segment {
     pub lost: Box<[u64]>,
 }
 
-/// The hops a flow's data (or ACKs) cross, in order.
-#[derive(Debug, Clone, Default)]
-pub struct Route {
-    pub hops: Box<[Hop]>,
+/// Hops a route holds in place (a dumbbell's routes have 2); longer routes are boxed.
+const ROUTE_INLINE: usize = 4;
+
+/// The hops a flow's data (or ACKs) cross, in order. Short routes are held in place, so the
+/// run loop finds a packet's next hop in the flow's own memory, without following a pointer.
+#[derive(Debug, Clone)]
+pub enum Route {
+    Short { len: u8, hops: [Hop; ROUTE_INLINE] },
+    Long(Box<[Hop]>),
+}
+
+impl Default for Route {
+    fn default() -> Self {
+        Route::Short { len: 0, hops: [Hop::Dir(0); ROUTE_INLINE] }
+    }
 }
 
 impl Route {
+    pub fn new(hops: &[Hop]) -> Route {
+        if hops.len() <= ROUTE_INLINE {
+            let mut h = [Hop::Dir(0); ROUTE_INLINE];
+            h[..hops.len()].copy_from_slice(hops);
+            Route::Short { len: hops.len() as u8, hops: h }
+        } else {
+            Route::Long(hops.into())
+        }
+    }
+
+    #[inline]
+    pub fn hops(&self) -> &[Hop] {
+        match self {
+            Route::Short { len, hops } => &hops[..*len as usize],
+            Route::Long(h) => h,
+        }
+    }
     #[inline]
     pub fn len(&self) -> usize {
-        self.hops.len()
+        self.hops().len()
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.hops.is_empty()
+        self.hops().is_empty()
     }
 }
 
@@ -148,7 +177,7 @@ impl Network {
         if !run.is_empty() {
             hops.push(self.segment(run));
         }
-        Route { hops: hops.into_boxed_slice() }
+        Route::new(&hops)
     }
 
     fn segment(&mut self, dirs: Vec<u32>) -> Hop {
@@ -184,7 +213,7 @@ impl Network {
     /// Propagation delay of a route's hops (no serialisation or queueing).
     pub fn propagation(&self, route: &Route) -> Time {
         route
-            .hops
+            .hops()
             .iter()
             .map(|h| match *h {
                 Hop::Dir(d) => self.dirs[d as usize].link.delay,

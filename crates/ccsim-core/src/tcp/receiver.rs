@@ -7,21 +7,134 @@
 
 use super::{AckPkt, DataPkt, MAX_SACK_BLOCKS};
 use crate::time::Time;
+use std::collections::VecDeque;
 
+/// An out-of-order range [start, end) of segments, in the receiver's sorted list; `node` is its
+/// entry in the recency list.
 #[derive(Debug, Clone, Copy)]
 struct Block {
     start: u32,
     end: u32,
-    /// Recency stamp: higher = updated more recently (RFC 2018 block ordering).
-    touched: u64,
+    node: u32,
+}
+
+const NIL: u32 = u32::MAX;
+
+/// An entry of the recency list: the block's range and its neighbours in recency order.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    start: u32,
+    end: u32,
+    /// More recently changed block (NIL for the most recent).
+    newer: u32,
+    /// Less recently changed block (NIL for the least recent).
+    older: u32,
+}
+
+/// The out-of-order blocks above rcv_nxt: sorted by start (to find, extend and merge them)
+/// and, through a doubly linked list, in the order they were last changed (RFC 2018 reports
+/// the most recently changed first). Changing, adding, merging or removing a block and building
+/// an ACK's SACK blocks each cost the same however many blocks there are (apart from a binary
+/// search and, for a block added or merged in the middle, moving the shorter side of the sorted
+/// list); the old scan of every block on every ACK took 28% of a 40 Gbps run.
+#[derive(Debug, Default)]
+struct OooBlocks {
+    sorted: VecDeque<Block>,
+    /// Nodes, addressed by `Block::node`; free slots are chained through `older`.
+    nodes: Vec<Node>,
+    free: u32,
+    /// Most and least recently changed blocks.
+    newest: u32,
+    oldest: u32,
+}
+
+impl OooBlocks {
+    fn new() -> Self {
+        OooBlocks { sorted: VecDeque::new(), nodes: Vec::new(), free: NIL, newest: NIL, oldest: NIL }
+    }
+
+    fn unlink(&mut self, n: u32) {
+        let Node { newer, older, .. } = self.nodes[n as usize];
+        match newer {
+            NIL => self.newest = older,
+            k => self.nodes[k as usize].older = older,
+        }
+        match older {
+            NIL => self.oldest = newer,
+            k => self.nodes[k as usize].newer = newer,
+        }
+    }
+
+    fn push_newest(&mut self, n: u32) {
+        let old = self.newest;
+        {
+            let node = &mut self.nodes[n as usize];
+            node.newer = NIL;
+            node.older = old;
+        }
+        match old {
+            NIL => self.oldest = n,
+            k => self.nodes[k as usize].newer = n,
+        }
+        self.newest = n;
+    }
+
+    /// Block `i` changed: record its range and make it the most recent.
+    fn touch(&mut self, i: usize) {
+        let b = self.sorted[i];
+        let node = &mut self.nodes[b.node as usize];
+        node.start = b.start;
+        node.end = b.end;
+        if self.newest != b.node {
+            self.unlink(b.node);
+            self.push_newest(b.node);
+        }
+    }
+
+    /// Insert a new block at position `i` of the sorted list, as the most recent.
+    fn insert(&mut self, i: usize, start: u32, end: u32) {
+        let node = Node { start, end, newer: NIL, older: NIL };
+        let n = if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].older;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        self.sorted.insert(i, Block { start, end, node: n });
+        self.push_newest(n);
+    }
+
+    /// Remove block `i` of the sorted list.
+    fn remove(&mut self, i: usize) -> Block {
+        let b = self.sorted.remove(i).expect("a block");
+        self.unlink(b.node);
+        self.nodes[b.node as usize].older = self.free;
+        self.free = b.node;
+        b
+    }
+
+    /// The ranges of the most recently changed blocks, most recent first.
+    fn recent(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut n = self.newest;
+        std::iter::from_fn(move || {
+            if n == NIL {
+                return None;
+            }
+            let node = &self.nodes[n as usize];
+            n = node.older;
+            Some((node.start, node.end))
+        })
+    }
 }
 
 pub struct Receiver {
     pub flow: u32,
     pub rcv_nxt: u32,
-    /// Out-of-order ranges above rcv_nxt, sorted and disjoint.
-    ooo: Vec<Block>,
-    clock: u64,
+    /// Out-of-order ranges above rcv_nxt, sorted and disjoint, with their recency order.
+    ooo: OooBlocks,
     /// RFC 7323 TS.Recent and Last.ACK.sent.
     ts_recent: u32,
     last_ack_sent: u32,
@@ -60,8 +173,7 @@ impl Receiver {
         Receiver {
             flow,
             rcv_nxt: 0,
-            ooo: Vec::with_capacity(16),
-            clock: 0,
+            ooo: OooBlocks::new(),
             ts_recent: 0,
             last_ack_sent: 0,
             unacked: 0,
@@ -81,11 +193,6 @@ impl Receiver {
         }
     }
 
-    fn touch(&mut self) -> u64 {
-        self.clock += 1;
-        self.clock
-    }
-
     /// Handle an arriving segment. Returns an ACK to send now, or None if the ACK is delayed
     /// (the caller then arms the timer at `delack_deadline`).
     pub fn on_data(&mut self, p: &DataPkt, now: Time) -> Option<AckPkt> {
@@ -98,10 +205,10 @@ impl Receiver {
             self.duplicates += 1;
             immediate = true;
         } else if p.seq == self.rcv_nxt {
-            let had_holes = !self.ooo.is_empty();
+            let had_holes = !self.ooo.sorted.is_empty();
             self.deliver(p.seq, p.len as u64);
             // Pull in any out-of-order data now in sequence.
-            while let Some(b) = self.ooo.first().copied() {
+            while let Some(b) = self.ooo.sorted.front().copied() {
                 if b.start != self.rcv_nxt {
                     break;
                 }
@@ -151,26 +258,29 @@ impl Receiver {
 
     /// Is `seq` already held out of order? (Blocks are sorted: binary search.)
     fn in_ooo(&self, seq: u32) -> bool {
-        let i = self.ooo.partition_point(|b| b.end <= seq);
-        i < self.ooo.len() && self.ooo[i].start <= seq
+        let v = &self.ooo.sorted;
+        let i = v.partition_point(|b| b.end <= seq);
+        i < v.len() && v[i].start <= seq
     }
 
+    /// Add an out-of-order segment: extend a block (merging it with the next one if the gap
+    /// closes), or start a new one. The block it lands in becomes the most recently changed.
     fn insert_ooo(&mut self, seq: u32) {
-        let t = self.touch();
         // Find the position: blocks are sorted by start.
-        let i = self.ooo.partition_point(|b| b.end < seq);
-        if i < self.ooo.len() && self.ooo[i].end == seq {
-            self.ooo[i].end = seq + 1;
-            self.ooo[i].touched = t;
-            if i + 1 < self.ooo.len() && self.ooo[i + 1].start == seq + 1 {
+        let v = &mut self.ooo.sorted;
+        let i = v.partition_point(|b| b.end < seq);
+        if i < v.len() && v[i].end == seq {
+            v[i].end = seq + 1;
+            if i + 1 < v.len() && v[i + 1].start == seq + 1 {
                 let next = self.ooo.remove(i + 1);
-                self.ooo[i].end = next.end;
+                self.ooo.sorted[i].end = next.end;
             }
-        } else if i < self.ooo.len() && self.ooo[i].start == seq + 1 {
-            self.ooo[i].start = seq;
-            self.ooo[i].touched = t;
+            self.ooo.touch(i);
+        } else if i < v.len() && v[i].start == seq + 1 {
+            v[i].start = seq;
+            self.ooo.touch(i);
         } else {
-            self.ooo.insert(i, Block { start: seq, end: seq + 1, touched: t });
+            self.ooo.insert(i, seq, seq + 1);
         }
     }
 
@@ -198,39 +308,20 @@ impl Receiver {
             rwnd: self.rwnd.min(u32::MAX as u64) as u32,
         };
         // RFC 2018: the most recently changed block first, then the next most recent ones.
-        // One pass keeps the MAX_SACK_BLOCKS most recent (recency stamps are unique).
-        let mut top: [Option<&Block>; MAX_SACK_BLOCKS] = [None; MAX_SACK_BLOCKS];
-        for b in &self.ooo {
-            let mut cur = b;
-            for slot in top.iter_mut() {
-                match slot {
-                    None => {
-                        *slot = Some(cur);
-                        break;
-                    }
-                    Some(t) if cur.touched > t.touched => {
-                        let prev = *t;
-                        *slot = Some(cur);
-                        cur = prev;
-                    }
-                    _ => {}
-                }
-            }
-        }
-        for b in top.iter().flatten() {
-            ack.sack[ack.nsack as usize] = (b.start, b.end);
+        for b in self.ooo.recent().take(MAX_SACK_BLOCKS) {
+            ack.sack[ack.nsack as usize] = b;
             ack.nsack += 1;
         }
         ack
     }
 
     pub fn ooo_blocks(&self) -> Vec<(u32, u32)> {
-        self.ooo.iter().map(|b| (b.start, b.end)).collect()
+        self.ooo.sorted.iter().map(|b| (b.start, b.end)).collect()
     }
 
     /// Bytes its out-of-order block list holds, for memory accounting.
     pub fn heap_bytes(&self) -> usize {
-        self.ooo.capacity() * std::mem::size_of::<Block>()
+        self.ooo.sorted.capacity() * std::mem::size_of::<Block>() + self.ooo.nodes.capacity() * std::mem::size_of::<Node>()
     }
 }
 
@@ -245,6 +336,88 @@ mod tests {
 
     fn seg(seq: u32, tsval: u32) -> DataPkt {
         DataPkt { flow: 0, seq, len: 1000, tsval, retx: false }
+    }
+
+    /// The blocks as a plain sorted list with recency stamps, every ACK choosing the most
+    /// recent by a scan (the receiver's former implementation): the reference.
+    #[derive(Default)]
+    struct Reference {
+        rcv_nxt: u32,
+        blocks: Vec<(u32, u32, u64)>,
+        clock: u64,
+    }
+
+    impl Reference {
+        fn on_data(&mut self, seq: u32) -> (u32, Vec<(u32, u32)>) {
+            let held = self.blocks.iter().any(|&(s, e, _)| s <= seq && seq < e);
+            if seq == self.rcv_nxt {
+                self.rcv_nxt += 1;
+                while let Some(&(s, e, _)) = self.blocks.first() {
+                    if s != self.rcv_nxt {
+                        break;
+                    }
+                    self.blocks.remove(0);
+                    self.rcv_nxt = e;
+                }
+            } else if seq > self.rcv_nxt && !held {
+                self.clock += 1;
+                let t = self.clock;
+                let i = self.blocks.partition_point(|b| b.1 < seq);
+                if i < self.blocks.len() && self.blocks[i].1 == seq {
+                    self.blocks[i].1 = seq + 1;
+                    self.blocks[i].2 = t;
+                    if i + 1 < self.blocks.len() && self.blocks[i + 1].0 == seq + 1 {
+                        let next = self.blocks.remove(i + 1);
+                        self.blocks[i].1 = next.1;
+                    }
+                } else if i < self.blocks.len() && self.blocks[i].0 == seq + 1 {
+                    self.blocks[i].0 = seq;
+                    self.blocks[i].2 = t;
+                } else {
+                    self.blocks.insert(i, (seq, seq + 1, t));
+                }
+            }
+            let mut by_recency = self.blocks.clone();
+            by_recency.sort_by_key(|b| std::cmp::Reverse(b.2));
+            (self.rcv_nxt, by_recency.iter().take(MAX_SACK_BLOCKS).map(|b| (b.0, b.1)).collect())
+        }
+    }
+
+    /// Random arrival orders with losses, duplicates and late retransmissions: every ACK's
+    /// cumulative point and SACK blocks match the reference, and so do the blocks held.
+    #[test]
+    fn sack_blocks_match_a_scan_of_every_block_by_recency() {
+        let mut x: u64 = 3;
+        let mut next = move |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for round in 0..300 {
+            let mut r = rcv(false);
+            let mut reference = Reference::default();
+            let n = 20 + next(400) as u32;
+            // Send 0..n in order, losing some; then retransmit the lost ones in a random order,
+            // mixed with duplicates of delivered segments.
+            let loss = 1 + next(6);
+            let mut arrivals: Vec<u32> = (0..n).filter(|_| next(10) >= loss).collect();
+            let mut lost: Vec<u32> = (0..n).filter(|s| !arrivals.contains(s)).collect();
+            while !lost.is_empty() {
+                let k = next(lost.len() as u64) as usize;
+                arrivals.push(lost.swap_remove(k));
+                if next(4) == 0 {
+                    arrivals.push(next(n as u64) as u32);
+                }
+            }
+            for (k, &seq) in arrivals.iter().enumerate() {
+                let a = r.on_data(&seg(seq, 0), k as Time * MS).expect("immediate ACKs");
+                let (cum, sacks) = reference.on_data(seq);
+                assert_eq!((a.cum, a.sacks()), (cum, &sacks[..]), "round {round}, arrival {k} (seq {seq})");
+                let held: Vec<(u32, u32)> = reference.blocks.iter().map(|b| (b.0, b.1)).collect();
+                assert_eq!(r.ooo_blocks(), held);
+            }
+            assert_eq!(r.rcv_nxt, n);
+            assert!(r.ooo_blocks().is_empty());
+        }
     }
 
     #[test]

@@ -132,7 +132,7 @@ impl Sender {
             cc,
             total_segs,
             last_len,
-            segs: VecDeque::with_capacity(1024),
+            segs: VecDeque::new(),
             high_sacked: 0,
             lost_hint: 0,
             retx_hint: 0,
