@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from .scenario import ScenarioError
+from ..scenario import ScenarioError
 
 #: Names no swept parameter's column takes (``run`` and ``seed`` are tags of every sweep run).
 RESERVED = frozenset({"seed", "run", "key", "experiment", "status", "error"})
