@@ -109,9 +109,9 @@ def execute_local(todo, runner: Runner, jobs: int | None, prog) -> None:
         return
     ctx = mp_context()
 
-    def new_pool() -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                   initializer=worker_init, initargs=(os.getpid(),))
+    def new_pool() -> _Pool:
+        return _Pool(ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                          initializer=worker_init, initargs=(os.getpid(),)))
 
     pending = deque(todo)
     limit = 2 * workers
@@ -127,7 +127,7 @@ def execute_local(todo, runner: Runner, jobs: int | None, prog) -> None:
             while pending and len(inflight) < limit:
                 spec, twin, p = pending.popleft()
                 try:
-                    inflight[pool.submit(run_payload, {**p, "memory_share": workers})] = (spec, twin)
+                    inflight[pool.executor.submit(run_payload, {**p, "memory_share": workers})] = (spec, twin)
                 except BrokenProcessPool as exc:
                     pending.appendleft((spec, twin, p))
                     broken = exc
@@ -151,7 +151,7 @@ def execute_local(todo, runner: Runner, jobs: int | None, prog) -> None:
                     inflight.pop(fut)
                     runner.handle(spec, twin, {"key": spec.key, "ok": False, "traceback": "",
                                                "error": f"{died} ({broken})"})
-                _terminate(pool)
+                pool.terminate()
                 breaks += 1
                 if breaks >= 3:
                     raise RuntimeError(
@@ -167,21 +167,37 @@ def execute_local(todo, runner: Runner, jobs: int | None, prog) -> None:
                 except BaseException:  # noqa: BLE001 - best effort while stopping
                     pass
             fut.cancel()
-        _terminate(pool)
+        pool.terminate()
         raise
-    pool.shutdown(wait=True)
+    pool.executor.shutdown(wait=True)
 
 
-def _terminate(pool) -> None:
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        try:
-            p.terminate()
-        except Exception:  # noqa: BLE001
-            pass
-    for p in procs:
-        try:
-            p.join(timeout=2)
-        except Exception:  # noqa: BLE001
-            pass
+class _Pool:
+    """A process pool and a way to stop its workers at once, runs in flight or not.
+
+    Its workers are told apart from any other child of this process as the
+    :class:`_WorkerProcess` children started since the pool was made
+    (:func:`multiprocessing.active_children`)."""
+
+    def __init__(self, executor: ProcessPoolExecutor) -> None:
+        self.executor = executor
+        self._before = set(multiprocessing.active_children())
+
+    def _workers(self) -> list:
+        return [p for p in multiprocessing.active_children()
+                if isinstance(p, _WorkerProcess) and p not in self._before]
+
+    def terminate(self) -> None:
+        procs = self._workers()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        procs += [p for p in self._workers() if p not in procs]
+        for p in procs:
+            try:
+                p.terminate()
+            except Exception:  # noqa: BLE001
+                pass
+        for p in procs:
+            try:
+                p.join(timeout=2)
+            except Exception:  # noqa: BLE001
+                pass
