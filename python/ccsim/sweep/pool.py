@@ -22,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context as _mpc
 import os
+import threading
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -40,13 +41,19 @@ _BaseProcess = _mpc.ForkServerProcess if _FORKSERVER else _mpc.SpawnProcess
 _BaseContext = _mpc.ForkServerContext if _FORKSERVER else _mpc.SpawnContext
 
 
+_STARTING = threading.Lock()
+
+
 class _without_main:
     """While starting a worker: leave the main module out of its preparation data (the data a
-    fork-server or spawned child uses to re-create the parent's ``__main__``)."""
+    fork-server or spawned child uses to re-create the parent's ``__main__``).  One worker is
+    started at a time (pools made in several threads would otherwise restore each other's
+    replacement of ``get_preparation_data``)."""
 
     def __enter__(self) -> None:
         import multiprocessing.spawn as mps
 
+        _STARTING.acquire()
         self._mps = mps
         self._real = real = mps.get_preparation_data
 
@@ -60,6 +67,7 @@ class _without_main:
 
     def __exit__(self, *exc: object) -> None:
         self._mps.get_preparation_data = self._real
+        _STARTING.release()
 
 
 class _WorkerProcess(_BaseProcess):
