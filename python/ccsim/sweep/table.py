@@ -64,6 +64,16 @@ def is_entry(value: Any) -> bool:
     return isinstance(value, Mapping) and ("path" in value or "values" in value)
 
 
+def combinations(table: Mapping[str, Any]) -> int:
+    """The number of combinations of a sweep table as written (a list of values, or a named
+    entry's ``values``, per entry), before it is checked: for bounding a run count early."""
+    total = 1
+    for vals in table.values():
+        vals = vals.get("values", ()) if is_entry(vals) else vals
+        total *= len(vals) if hasattr(vals, "__len__") else 1
+    return total
+
+
 def named_entry(name: str, table: Mapping[str, Any], fail: Callable[[str], ScenarioError]) -> tuple[str, Any, str | None]:
     """``(path, values, format)`` of the named entry ``name = {...}``; its values are checked by
     the caller like any list of values."""
