@@ -44,7 +44,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
 from .scenario import Scenario, ScenarioError, algorithms, load
 from .result import CcsimWarning, Result, run
 from . import limits, results
-from .sweep import sweep  # the function; its module's API is also on it (ccsim.sweep.execute, ...)
+from . import sweep  # a package that can be called: ccsim.sweep(...) runs a sweep; ccsim.sweep.execute, ...
 from .emulate import EmulationError, EmulationFailed, compare
 from .emulate.run import emulate  # the function; its package's API is also on it (ccsim.emulate.plan, ...)
 

@@ -3,7 +3,7 @@
 A store directory is written by :func:`ccsim.sweep.execute` (layout in
 :mod:`ccsim.store`).  :func:`load` returns one row per (run, flow) with the
 columns ``experiment, key, seed``, the tag columns (a sweep's swept parameters,
-named by :func:`ccsim.sweep_table.column_names`: ``bottleneck.loss`` -> ``loss``,
+named by :func:`ccsim.sweep.table.column_names`: ``bottleneck.loss`` -> ``loss``,
 ``flows.0.cc`` -> ``cc``; then ``run``), the run-level columns (``sim_seconds, events,
 wall_seconds, total_throughput_mbps, jain_index, bn_drops, bn_random_losses,
 bn_utilization, bn_queue_delay_mean_ms, bn_queue_delay_p95_ms,

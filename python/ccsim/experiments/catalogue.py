@@ -41,7 +41,7 @@ PAPER_004 = ('Katsumata, Ogawa & Yamaguchi, "A study on updating TCP BBR\'s RTpr
 class Variant:
     """Sweep and repetitions of one mode (full or quick)."""
 
-    #: A sweep table, as in a sweep file (:mod:`ccsim.sweep_table`): parameter path -> values
+    #: A sweep table, as in a sweep file (:mod:`ccsim.sweep.table`): parameter path -> values
     #: (the column is the path's last component: ``bottleneck.loss`` -> ``loss``), or column
     #: name -> ``{"path", "values", "format"}`` for a derived value (``buffer_bdp``: 4 -> "4bdp").
     sweep: dict[str, Any]
@@ -684,7 +684,7 @@ def _e4_model_sim(d: Data) -> Verdict:
 
 def _derived(path: str, values: list, fmt: str) -> dict[str, Any]:
     """A swept value the scenario gets through ``fmt`` (e.g. 4 -> "4bdp"); the column keeps the
-    number, under the entry's name (:mod:`ccsim.sweep_table`)."""
+    number, under the entry's name (:mod:`ccsim.sweep.table`)."""
     return {"path": path, "values": values, "format": fmt}
 
 

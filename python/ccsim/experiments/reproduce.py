@@ -4,7 +4,6 @@ write the report."""
 from __future__ import annotations
 
 import html
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Sequence
 from .. import results, store_check, sweep
 from ..scenario import int_text
 from ..sweep import MAX_RUNS
+from ..sweep import table as sweep_table
 from .catalogue import BY_ID, CATALOGUE, Experiment
 from .claims import ClaimResult, Data, evaluate
 
@@ -46,9 +46,7 @@ def check_runs(entries: Sequence[Experiment], *, quick: bool, runs: int | None) 
         if e.runs_from:
             continue
         v = e.quick if quick else e.full
-        # A sweep table's values: a list, or a named entry's "values".
-        sizes = (len(x["values"]) if isinstance(x, dict) else len(x) for x in v.sweep.values())
-        total += math.prod(sizes) * (runs if runs is not None else v.runs)
+        total += sweep_table.combinations(v.sweep) * (runs if runs is not None else v.runs)
     if total > MAX_RUNS:
         raise ValueError(f"--runs: {int_text(runs or 0)} runs per point make {int_text(total)} runs; "
                          f"accepted: at most {MAX_RUNS} runs")

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from .scenario import ScenarioError
+from ..scenario import ScenarioError
 
 #: Names no swept parameter's column takes (``run`` and ``seed`` are tags of every sweep run).
 RESERVED = frozenset({"seed", "run", "key", "experiment", "status", "error"})
@@ -62,6 +62,16 @@ def is_entry(value: Any) -> bool:
     """Whether a sub-table of a sweep table is a named entry (``{path = ..., values = ...}``)
     rather than a level of dotted paths (``bottleneck = { loss = [...] }``)."""
     return isinstance(value, Mapping) and ("path" in value or "values" in value)
+
+
+def combinations(table: Mapping[str, Any]) -> int:
+    """The number of combinations of a sweep table as written (a list of values, or a named
+    entry's ``values``, per entry), before it is checked: for bounding a run count early."""
+    total = 1
+    for vals in table.values():
+        vals = vals.get("values", ()) if is_entry(vals) else vals
+        total *= len(vals) if hasattr(vals, "__len__") else 1
+    return total
 
 
 def named_entry(name: str, table: Mapping[str, Any], fail: Callable[[str], ScenarioError]) -> tuple[str, Any, str | None]:
