@@ -14,14 +14,18 @@
 //!   sampling, pacing) and receiver;
 //! - [`cc`]: the congestion-control trait and one file per algorithm;
 //! - [`scenario`]: the validated configuration and its units;
+//! - [`endpoint`]: a TCP flow's sender and receiver with their timers, as every run loop
+//!   drives them (the send loop, timer, ACK and data handlers, in one place);
 //! - [`sim`]: the run loop that ties them together;
 //! - [`output`]: what a run reports;
 //! - [`limits`]: the memory a run needs, estimated from the scenario before it runs.
 //!
-//! [`wireless`] is the 802.11 line, still a run loop of its own.
+//! [`wireless`] is the 802.11 line, still a run loop of its own; its TCP flows are driven by
+//! the same [`endpoint`] code as the network's.
 //! `docs/architecture.md` follows a packet through these layers.
 
 pub mod cc;
+pub mod endpoint;
 pub mod engine;
 pub mod limits;
 pub mod net;
