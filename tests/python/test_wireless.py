@@ -147,3 +147,20 @@ def test_wireless_sweep_is_stored_and_queryable(tmp_path):
     # Past the host's peak, packets are lost at any hop count; below it, none.
     assert (q[q.rate == "300pps"].loss_ratio == 0).all()
     assert (q[q.rate == "1700pps"].loss_ratio > 0.3).all()
+
+
+def test_cubic_cwnd_is_bounded_by_a_small_receive_window_as_on_the_dumbbell():
+    """tcp_cwnd_validate on the line as on the dumbbell (issue 12's drift bug: the line's own
+    send loop never called it, and CUBIC's cwnd grew without bound behind a 16 KiB window:
+    8,418 packets after 30 s on one 802.11g hop). With it, cwnd grows only while the window
+    is cwnd-limited, to twice the packets in flight (tcp_is_cwnd_limited in slow start)."""
+    rwnd_pkts = 16 * 1024 // 1448  # 11 full segments in flight at most
+    line = ccsim.Scenario(duration="30s", seed=1).wireless(hops=1, profile="80211g")
+    bell = ccsim.Scenario(duration="30s", seed=1).bottleneck(rate="20Mbps", delay="10ms")
+    got = {}
+    for name, sc in [("line", line), ("dumbbell", bell)]:
+        f = ccsim.run(sc.tcp(rwnd="16KiB").add_flow("cubic")).flows[0]
+        assert f["retransmits"] == 0 and f["throughput_mbps"] > 1.0, (name, f)
+        got[name] = f["cwnd_final_pkts"]
+    for cwnd in got.values():
+        assert rwnd_pkts <= cwnd <= 2 * rwnd_pkts, got

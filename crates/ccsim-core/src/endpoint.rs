@@ -114,12 +114,9 @@ pub(crate) struct Parts<'a, E> {
 /// the flows' behaviour, the same in every loop.
 pub(crate) trait Driver {
     type Ev: TimerEvent;
-    /// Whether the send loop ends with tcp_cwnd_validate. Every loop should; the 802.11 line's
-    /// copy of the loop never did (a drift bug of issue 12), and keeps not doing so for one
-    /// commit so that the move to this shared code is checked bit-identical on its own.
-    const CWND_VALIDATE: bool = true;
-    /// Whether the RACK reordering timer is armed. As [`Driver::CWND_VALIDATE`]: the line's
-    /// copy never armed it.
+    /// Whether the RACK reordering timer is armed. Every loop should; the 802.11 line's copy
+    /// of the loop never armed it (a drift bug of issue 12), and keeps not doing so for one
+    /// commit so that each fix is stated on its own.
     const RACK_TIMER: bool = true;
 
     fn now(&self) -> Time;
@@ -175,7 +172,7 @@ pub(crate) trait Driver {
         let s = &mut ep.sender;
         if s.active {
             let limited = s.sk.packets_in_flight() >= s.sk.cwnd;
-            if Self::CWND_VALIDATE && (sent > 0 || limited) {
+            if sent > 0 || limited {
                 s.cwnd_validate(limited);
             }
         }
