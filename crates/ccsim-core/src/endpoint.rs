@@ -114,10 +114,6 @@ pub(crate) struct Parts<'a, E> {
 /// the flows' behaviour, the same in every loop.
 pub(crate) trait Driver {
     type Ev: TimerEvent;
-    /// Whether the RACK reordering timer is armed. Every loop should; the 802.11 line's copy
-    /// of the loop never armed it (a drift bug of issue 12), and keeps not doing so for one
-    /// commit so that each fix is stated on its own.
-    const RACK_TIMER: bool = true;
 
     fn now(&self) -> Time;
     /// Flow `f`'s endpoint (a TCP flow) with the queue and log.
@@ -165,9 +161,7 @@ pub(crate) trait Driver {
             }
         }
         let Parts { ep, q, .. } = self.parts(f);
-        if Self::RACK_TIMER {
-            ep.ensure(q, f, Timer::Rack);
-        }
+        ep.ensure(q, f, Timer::Rack);
         // tcp_write_xmit ends with tcp_cwnd_validate when it sent or was cwnd-limited.
         let s = &mut ep.sender;
         if s.active {

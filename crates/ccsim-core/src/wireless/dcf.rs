@@ -1030,9 +1030,6 @@ impl TimerEvent for Ev {
 /// The line's TCP flows: a segment or an ACK enters its sending station's IP layer.
 impl Driver for WirelessSim {
     type Ev = Ev;
-    // The line's own copy of the send loop never armed it (issue 12's drift bug): kept for
-    // this commit only.
-    const RACK_TIMER: bool = false;
 
     fn now(&self) -> Time {
         self.now
