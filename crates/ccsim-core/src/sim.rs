@@ -1,26 +1,23 @@
-//! The run loop: flows (TCP senders and receivers with their timers) over a network of link
+//! The run loop: flows (TCP endpoints, [`crate::endpoint`]) over a network of link
 //! directions ([`crate::net`]), whatever its shape. A topology builder ([`crate::topology`])
 //! supplies the network and each flow's routes; events are addressed to link directions, delay
 //! segments and flows, never to topology roles.
 
-use crate::cc;
+use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
 use crate::event::{Event, EventQueue};
 use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary, TimeSeries};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
-use crate::rng;
 use crate::scenario::{NetworkConfig, Scenario};
 use crate::stats::jain_index;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
-use crate::tcp::AckPkt;
-use crate::time::{to_ms, to_secs, Time, MS};
+use crate::tcp::{AckPkt, DataPkt};
+use crate::time::{to_ms, to_secs, Time};
 use crate::topology;
-use rand::Rng as _;
 
 struct Flow {
-    cc_name: &'static str,
-    sender: Sender,
-    receiver: Receiver,
+    /// The TCP connection: sender, receiver and their timers.
+    tcp: Endpoint,
     /// The hops of the flow's data, sender to receiver, and of its ACKs, back.
     fwd: Route,
     rev: Route,
@@ -31,10 +28,6 @@ struct Flow {
     stop: Time,
     /// When the flow's connection time ended (stop, completion or end of run).
     ended_at: Option<Time>,
-    rto_event_at: Option<Time>,
-    delack_event_at: Option<Time>,
-    pace_event_at: Option<Time>,
-    rack_event_at: Option<Time>,
     /// (bytes acked, packets delivered) at the last sample.
     last_sample: (u64, u64),
 }
@@ -61,21 +54,6 @@ pub struct Sim {
     pub event_count: u64,
     seed: u64,
     name: Option<String>,
-}
-
-/// Timers are lazy: a deadline may move without cancelling events. Schedule an event only when
-/// none is pending at or before the deadline; a handler that fires early re-arms.
-fn ensure_timer(q: &mut EventQueue, deadline: Option<Time>, pending: &mut Option<Time>, ev: Event) {
-    if let Some(d) = deadline {
-        if pending.map_or(true, |t| t > d) {
-            *pending = Some(d);
-            q.schedule(d, ev);
-        }
-    }
-}
-
-fn cc_static_name(name: &str) -> &'static str {
-    cc::find(name).map(|a| a.name).expect("validated algorithm")
 }
 
 impl Sim {
@@ -106,18 +84,9 @@ impl Sim {
         let buffered_ids: Vec<String> = buffered.iter().map(|&d| net.dirs[d as usize].id.clone()).collect();
         let mut flows = Vec::with_capacity(sc.flows.len());
         for ((i, fc), (fwd, rev)) in sc.flows.iter().enumerate().zip(routes) {
-            let cc_rng = rng::flow_stream(seed, i, rng::stream::CC);
-            let mut clock_rng = rng::flow_stream(seed, i, rng::stream::CLOCK);
-            let algo = cc::build(&fc.cc, &fc.params, cc_rng);
-            let sender = Sender::new(i as u32, fc.tcp.clone(), fc.size, algo);
-            // The receiver's timestamp clock runs with an arbitrary offset from the sender's.
-            let offset: Time = clock_rng.gen_range(0..1_000_000) * MS;
-            let receiver =
-                Receiver::new(i as u32, fc.tcp.mss, fc.size, fc.tcp.delayed_ack, fc.tcp.delack_timeout, fc.tcp.ts_tick, offset, fc.tcp.rwnd);
+            let tcp = Endpoint::new(i, seed, &fc.cc, &fc.params, &fc.tcp, fc.size);
             flows.push(Flow {
-                cc_name: cc_static_name(&fc.cc),
-                sender,
-                receiver,
+                tcp,
                 queue_dir: match bn {
                     Some((d, _)) => Some(d),
                     None => slowest(&net, &fwd),
@@ -127,10 +96,6 @@ impl Sim {
                 start: fc.start,
                 stop: fc.stop.unwrap_or(sc.duration),
                 ended_at: None,
-                rto_event_at: None,
-                delack_event_at: None,
-                pace_event_at: None,
-                rack_event_at: None,
                 last_sample: (0, 0),
             });
         }
@@ -221,11 +186,7 @@ impl Sim {
     fn handle(&mut self, ev: Event) {
         let now = self.now;
         match ev {
-            Event::FlowStart(f) => {
-                let fl = &mut self.flows[f as usize];
-                fl.sender.start(now);
-                self.try_send(f);
-            }
+            Event::FlowStart(f) => self.start_flow(f),
             Event::FlowStop(f) => self.end_flow(f),
             Event::LinkArrive(d) => {
                 let dir = &mut self.net.dirs[d as usize];
@@ -246,60 +207,10 @@ impl Sim {
                 }
                 self.forward(r.next());
             }
-            Event::Rto(f) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.rto_event_at == Some(now) {
-                    fl.rto_event_at = None;
-                }
-                if fl.ended_at.is_none() {
-                    if let Some(d) = fl.sender.rto_deadline {
-                        if d <= now {
-                            fl.sender.on_rto(now);
-                            self.drain_cc_events(f);
-                            self.try_send(f);
-                        }
-                    }
-                    self.ensure_rto_event(f);
-                }
-            }
-            Event::RackTimer(f) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.rack_event_at == Some(now) {
-                    fl.rack_event_at = None;
-                }
-                if fl.ended_at.is_none() {
-                    if let Some(d) = fl.sender.rack_deadline {
-                        if d <= now {
-                            fl.sender.on_rack_timer(now);
-                            self.drain_cc_events(f);
-                            self.try_send(f);
-                        }
-                    }
-                    self.ensure_rack_event(f);
-                }
-            }
-            Event::DelAck(f) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.delack_event_at == Some(now) {
-                    fl.delack_event_at = None;
-                }
-                if let Some(d) = fl.receiver.delack_deadline {
-                    if d <= now {
-                        if let Some(ack) = fl.receiver.on_delack_timer(now) {
-                            self.send_ack(ack);
-                        }
-                    } else {
-                        self.ensure_delack_event(f);
-                    }
-                }
-            }
-            Event::Pace(f) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.pace_event_at == Some(now) {
-                    fl.pace_event_at = None;
-                }
-                self.try_send(f);
-            }
+            Event::Rto(f) => self.on_timer(f, Timer::Rto),
+            Event::RackTimer(f) => self.on_timer(f, Timer::Rack),
+            Event::DelAck(f) => self.on_timer(f, Timer::DelAck),
+            Event::Pace(f) => self.on_timer(f, Timer::Pace),
             Event::Sample => {
                 self.sample();
                 let next = now + self.sample_interval;
@@ -308,77 +219,6 @@ impl Sim {
                 }
             }
         }
-    }
-
-    /// Move events the flow's algorithm recorded into the run's event table.
-    fn drain_cc_events(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        if !fl.sender.sk.events.is_empty() {
-            for e in fl.sender.sk.events.drain(..) {
-                self.events.push(f, fl.cc_name, e);
-            }
-        }
-    }
-
-    fn end_flow(&mut self, f: u32) {
-        let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        if fl.ended_at.is_none() {
-            fl.ended_at = Some(now);
-            fl.sender.stop();
-        }
-    }
-
-    /// Send whatever cwnd, the receive window and the pacer allow now.
-    fn try_send(&mut self, f: u32) {
-        let now = self.now;
-        let mut sent = 0;
-        loop {
-            let fl = &mut self.flows[f as usize];
-            if !fl.sender.active || fl.sender.sk.packets_in_flight() >= fl.sender.sk.cwnd {
-                break;
-            }
-            let gate = fl.sender.pacing_gate(now);
-            if gate > now {
-                if fl.pace_event_at.map_or(true, |t| t > gate) {
-                    fl.pace_event_at = Some(gate);
-                    self.q.schedule(gate, Event::Pace(f));
-                }
-                break;
-            }
-            match fl.sender.next_packet(now) {
-                Some(pkt) => {
-                    sent += 1;
-                    self.forward(Routed::new(Packet::Data(pkt)));
-                }
-                None => break,
-            }
-        }
-        self.ensure_rack_event(f);
-        // tcp_write_xmit ends with tcp_cwnd_validate when it sent or was cwnd-limited.
-        let s = &mut self.flows[f as usize].sender;
-        if s.active {
-            let limited = s.sk.packets_in_flight() >= s.sk.cwnd;
-            if sent > 0 || limited {
-                s.cwnd_validate(limited);
-            }
-        }
-        self.ensure_rto_event(f);
-    }
-
-    fn ensure_rto_event(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        ensure_timer(&mut self.q, fl.sender.rto_deadline, &mut fl.rto_event_at, Event::Rto(f));
-    }
-
-    fn ensure_rack_event(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        ensure_timer(&mut self.q, fl.sender.rack_deadline, &mut fl.rack_event_at, Event::RackTimer(f));
-    }
-
-    fn ensure_delack_event(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        ensure_timer(&mut self.q, fl.receiver.delack_deadline, &mut fl.delack_event_at, Event::DelAck(f));
     }
 
     /// Move a packet onto hop `r.hop` of its flow's route, or hand it to the flow's receiver
@@ -396,15 +236,8 @@ impl Sim {
     /// A packet at the end of its route: data to the flow's receiver, an ACK to its sender.
     fn route_end(&mut self, pkt: Packet) {
         match pkt {
-            Packet::Data(pkt) => {
-                let now = self.now;
-                let f = pkt.flow;
-                match self.flows[f as usize].receiver.on_data(&pkt, now) {
-                    Some(ack) => self.send_ack(ack),
-                    None => self.ensure_delack_event(f),
-                }
-            }
-            Packet::Ack(ack) => self.deliver_ack(ack.flow, ack),
+            Packet::Data(pkt) => self.data_arrives(&pkt),
+            Packet::Ack(ack) => self.ack_arrives(&ack),
         }
     }
 
@@ -446,25 +279,6 @@ impl Sim {
         }
     }
 
-    fn send_ack(&mut self, ack: AckPkt) {
-        self.forward(Routed::new(Packet::Ack(ack)));
-    }
-
-    fn deliver_ack(&mut self, f: u32, ack: AckPkt) {
-        let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        if fl.ended_at.is_none() {
-            fl.sender.on_ack(&ack, now);
-            self.drain_cc_events(f);
-            let fl = &mut self.flows[f as usize];
-            if fl.sender.completed_at.is_some() {
-                self.end_flow(f);
-            } else {
-                self.try_send(f);
-            }
-        }
-    }
-
     fn sample(&mut self) {
         let t = to_secs(self.now);
         let interval = to_secs(self.sample_interval);
@@ -473,7 +287,7 @@ impl Sim {
                 Some(d) => self.net.dirs[d as usize].link.queue_at(self.now),
                 None => (0, 0),
             };
-            self.ts.push_sender(t, i as u32, fl.cc_name, &fl.sender, &mut fl.last_sample, interval, qp as u32, qb);
+            self.ts.push_sender(t, i as u32, fl.tcp.cc_name, &fl.tcp.sender, &mut fl.last_sample, interval, qp as u32, qb);
         }
         for (k, &d) in self.buffered.iter().enumerate() {
             let (qp, qb) = self.net.dirs[d as usize].link.queue_at(self.now);
@@ -485,7 +299,7 @@ impl Sim {
     pub fn check_conservation(&self) -> Result<(), String> {
         self.net.check_conservation()?;
         for f in &self.flows {
-            f.sender.check_invariants()?;
+            f.tcp.sender.check_invariants()?;
         }
         Ok(())
     }
@@ -494,15 +308,15 @@ impl Sim {
     /// ACK paths, senders' and receivers' buffers, the event queue): for a caller that watches
     /// a run's memory (see [`crate::limits`]). O(flows).
     pub fn queue_heap_bytes(&self) -> usize {
-        let flows: usize = self.flows.iter().map(|f| f.sender.heap_bytes() + f.receiver.heap_bytes()).sum();
+        let flows: usize = self.flows.iter().map(|f| f.tcp.heap_bytes()).sum();
         flows + self.net.heap_bytes() + self.q.heap_bytes()
     }
 
     pub fn flow_sender(&self, i: usize) -> &Sender {
-        &self.flows[i].sender
+        &self.flows[i].tcp.sender
     }
     pub fn flow_receiver(&self, i: usize) -> &Receiver {
-        &self.flows[i].receiver
+        &self.flows[i].tcp.receiver
     }
     pub fn network(&self) -> &Network {
         &self.net
@@ -511,7 +325,7 @@ impl Sim {
     pub fn summary(&self, wall_seconds: f64) -> Summary {
         let mut flows = Vec::with_capacity(self.flows.len());
         for (i, fl) in self.flows.iter().enumerate() {
-            let s = &fl.sender;
+            let s = &fl.tcp.sender;
             let end = fl.ended_at.unwrap_or(self.end).max(fl.start);
             let started = self.end > fl.start || fl.ended_at.is_some();
             let conn = end.saturating_sub(fl.start);
@@ -520,15 +334,15 @@ impl Sim {
             flows.push(FlowSummary {
                 id: i as u32,
                 group: 0,
-                cc: fl.cc_name.to_string(),
+                cc: fl.tcp.cc_name.to_string(),
                 start_s: to_secs(fl.start),
                 end_s: to_secs(end),
                 throughput_mbps: thr,
                 bytes_acked: s.stats.bytes_acked,
                 bytes_sent: s.stats.bytes_sent,
-                bytes_delivered: fl.receiver.bytes_delivered,
+                bytes_delivered: fl.tcp.receiver.bytes_delivered,
                 segments_sent: s.stats.segments_sent,
-                segments_delivered: fl.receiver.segments_delivered,
+                segments_delivered: fl.tcp.receiver.segments_delivered,
                 retransmits: s.stats.retransmits,
                 rto_count: s.stats.rto_count,
                 fast_recoveries: s.stats.fast_recoveries,
@@ -669,6 +483,57 @@ impl Sim {
             }
         }
         out
+    }
+}
+
+impl TimerEvent for Event {
+    #[inline]
+    fn timer(t: Timer, flow: u32) -> Event {
+        match t {
+            Timer::Rto => Event::Rto(flow),
+            Timer::Rack => Event::RackTimer(flow),
+            Timer::DelAck => Event::DelAck(flow),
+            Timer::Pace => Event::Pace(flow),
+        }
+    }
+}
+
+/// The network's flows: a segment or an ACK enters hop 0 of its flow's data or ACK route.
+impl Driver for Sim {
+    type Ev = Event;
+
+    #[inline]
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    #[inline]
+    fn parts(&mut self, f: u32) -> Parts<'_, Event> {
+        Parts { ep: &mut self.flows[f as usize].tcp, q: &mut self.q, log: &mut self.events }
+    }
+
+    #[inline]
+    fn ended(&self, f: u32) -> bool {
+        self.flows[f as usize].ended_at.is_some()
+    }
+
+    fn end_flow(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.ended_at.is_none() {
+            fl.ended_at = Some(now);
+            fl.tcp.sender.stop();
+        }
+    }
+
+    #[inline]
+    fn send_data(&mut self, pkt: DataPkt) {
+        self.forward(Routed::new(Packet::Data(pkt)));
+    }
+
+    #[inline]
+    fn send_ack(&mut self, ack: AckPkt) {
+        self.forward(Routed::new(Packet::Ack(ack)));
     }
 }
 

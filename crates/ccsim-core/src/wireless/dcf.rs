@@ -36,15 +36,14 @@
 //! - capture: any overlap in reach corrupts.
 
 use super::phy::Phy;
-use crate::cc::{self, Params};
+use crate::cc::Params;
 use crate::event::EventQueue;
 use crate::metrics::{EventLog, FlowSummary, TimeSeries};
 use crate::rng::{self, Rng};
 use crate::stats::jain_index;
-use crate::tcp::receiver::Receiver;
-use crate::tcp::sender::Sender;
+use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
 use crate::tcp::{AckPkt, DataPkt, TcpConfig};
-use crate::time::{to_secs, Time, MS, SEC};
+use crate::time::{to_secs, Time, SEC};
 use rand::Rng as _;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -152,7 +151,7 @@ struct Frame {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ev {
+pub(crate) enum Ev {
     Access(u32, u64),
     TxEnd(u32),
     AckStart(u32, u32, u64),
@@ -160,9 +159,8 @@ enum Ev {
     UdpGen(u32),
     FlowStart(u32),
     FlowStop(u32),
-    Rto(u32),
-    DelAck(u32),
-    Pace(u32),
+    /// A TCP flow's timer (RTO, RACK, delayed ACK, pacing): see [`crate::endpoint`].
+    Tcp(Timer, u32),
     Background,
     BackgroundEnd,
     CpuDone(u32),
@@ -246,17 +244,14 @@ struct Flow {
     start: Time,
     stop: Time,
     udp: Option<(Time, u32)>,
-    sender: Option<Sender>,
-    receiver: Option<Receiver>,
+    /// A TCP flow's connection (None for UDP).
+    tcp: Option<Endpoint>,
     cc_name: &'static str,
     sent: u64,
     received: u64,
     bytes_received: u64,
     active: bool,
     ended_at: Option<Time>,
-    rto_at: Option<Time>,
-    delack_at: Option<Time>,
-    pace_at: Option<Time>,
     last_sample: (u64, u64),
 }
 
@@ -347,14 +342,12 @@ impl WirelessSim {
         let mut fl = Vec::new();
         let mut q = EventQueue::with_capacity(64);
         for (i, f) in flows.iter().enumerate() {
-            let (udp, sender, receiver, cc_name) = match &f.kind {
-                WFlowKind::Udp { pps, size } => (Some(((SEC as f64 / pps).round().max(1.0) as Time, *size)), None, None, "udp"),
+            let (udp, tcp, cc_name) = match &f.kind {
+                WFlowKind::Udp { pps, size } => (Some(((SEC as f64 / pps).round().max(1.0) as Time, *size)), None, "udp"),
                 WFlowKind::Tcp { cc: name, params, tcp, size } => {
-                    let algo = cc::build(name, params, rng::flow_stream(seed, i, rng::stream::CC));
-                    let s = Sender::new(i as u32, tcp.clone(), *size, algo);
-                    let offset = rng::flow_stream(seed, i, rng::stream::CLOCK).gen_range(0..1_000_000) * MS;
-                    let r = Receiver::new(i as u32, tcp.mss, *size, tcp.delayed_ack, tcp.delack_timeout, tcp.ts_tick, offset, tcp.rwnd);
-                    (None, Some(s), Some(r), cc::find(name).map(|a| a.name).unwrap_or("tcp"))
+                    let ep = Endpoint::new(i, seed, name, params, tcp, *size);
+                    let cc_name = ep.cc_name;
+                    (None, Some(ep), cc_name)
                 }
             };
             fl.push(Flow {
@@ -364,17 +357,13 @@ impl WirelessSim {
                 start: f.start,
                 stop: f.stop.unwrap_or(duration),
                 udp,
-                sender,
-                receiver,
+                tcp,
                 cc_name,
                 sent: 0,
                 received: 0,
                 bytes_received: 0,
                 active: false,
                 ended_at: None,
-                rto_at: None,
-                delack_at: None,
-                pace_at: None,
                 last_sample: (0, 0),
             });
             q.schedule(f.start, Ev::FlowStart(i as u32));
@@ -436,23 +425,13 @@ impl WirelessSim {
         for (i, fl) in self.flows.iter_mut().enumerate() {
             let st = &self.st[fl.src];
             let qb: u64 = st.queue.iter().map(|f| f.ip_bytes as u64).sum();
-            if let Some(s) = fl.sender.as_ref() {
-                self.ts.push_sender(t, i as u32, fl.cc_name, s, &mut fl.last_sample, to_secs(interval), st.queue.len() as u32, qb);
+            if let Some(ep) = fl.tcp.as_ref() {
+                self.ts.push_sender(t, i as u32, fl.cc_name, &ep.sender, &mut fl.last_sample, to_secs(interval), st.queue.len() as u32, qb);
             } else {
                 self.ts.push_udp(t, i as u32, fl.bytes_received, &mut fl.last_sample.0, to_secs(interval), st.queue.len() as u32, qb);
             }
         }
         self.q.schedule(self.now + interval, Ev::Sample);
-    }
-
-    /// Move the algorithm's events of flow `f` into the run's event log.
-    fn drain_cc_events(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        if let Some(s) = fl.sender.as_mut() {
-            for e in s.sk.events.drain(..) {
-                self.cc_events.push(f, fl.cc_name, e);
-            }
-        }
     }
 
     fn bg_gap(&mut self) -> Time {
@@ -515,7 +494,7 @@ impl WirelessSim {
         let fl: usize = self
             .flows
             .iter()
-            .map(|f| f.sender.as_ref().map_or(0, |s| s.heap_bytes()) + f.receiver.as_ref().map_or(0, |r| r.heap_bytes()))
+            .map(|f| f.tcp.as_ref().map_or(0, |ep| ep.heap_bytes()))
             .sum();
         st + fl + self.txs.capacity() * size_of::<Tx>() + self.q.heap_bytes()
     }
@@ -532,12 +511,11 @@ impl WirelessSim {
                 fl.active = true;
                 if fl.udp.is_some() {
                     self.q.schedule(now, Ev::UdpGen(f));
-                } else if let Some(s) = fl.sender.as_mut() {
-                    s.start(now);
-                    self.tcp_send(f);
+                } else {
+                    self.start_flow(f);
                 }
             }
-            Ev::FlowStop(f) => self.end_flow(f),
+            Ev::FlowStop(f) => self.stop_flow(f),
             Ev::UdpGen(f) => {
                 let fl = &mut self.flows[f as usize];
                 if !fl.active {
@@ -566,43 +544,7 @@ impl WirelessSim {
                     self.ack_timeout(i as usize);
                 }
             }
-            Ev::Rto(f) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.rto_at == Some(now) {
-                    fl.rto_at = None;
-                }
-                if fl.ended_at.is_none() {
-                    if let Some(s) = fl.sender.as_mut() {
-                        if s.rto_deadline.is_some_and(|d| d <= now) {
-                            s.on_rto(now);
-                        }
-                    }
-                    self.drain_cc_events(f);
-                    self.tcp_send(f);
-                }
-            }
-            Ev::DelAck(f) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.delack_at == Some(now) {
-                    fl.delack_at = None;
-                }
-                if let Some(r) = fl.receiver.as_mut() {
-                    if r.delack_deadline.is_some_and(|d| d <= now) {
-                        if let Some(a) = r.on_delack_timer(now) {
-                            self.send_tcp_ack(f, a);
-                        }
-                    } else {
-                        self.arm_delack(f);
-                    }
-                }
-            }
-            Ev::Pace(f) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.pace_at == Some(now) {
-                    fl.pace_at = None;
-                }
-                self.tcp_send(f);
-            }
+            Ev::Tcp(t, f) => self.on_timer(f, t),
             Ev::Background => {
                 // Another network's frame: every station senses it; any reception it overlaps
                 // is lost.
@@ -927,7 +869,6 @@ impl WirelessSim {
             self.enqueue(j, frame);
             return;
         }
-        let now = self.now;
         let f = frame.flow;
         match frame.payload {
             Payload::Udp => {
@@ -935,92 +876,20 @@ impl WirelessSim {
                 fl.received += 1;
                 fl.bytes_received += (frame.ip_bytes - UDP_IP_HEADER) as u64;
             }
-            Payload::Data(p) => {
-                let fl = &mut self.flows[f as usize];
-                if let Some(r) = fl.receiver.as_mut() {
-                    match r.on_data(&p, now) {
-                        Some(a) => self.send_tcp_ack(f, a),
-                        None => self.arm_delack(f),
-                    }
-                }
-            }
-            Payload::Ack(a) => {
-                let fl = &mut self.flows[f as usize];
-                if fl.ended_at.is_none() {
-                    if let Some(s) = fl.sender.as_mut() {
-                        s.on_ack(&a, now);
-                        let done = s.completed_at.is_some();
-                        self.drain_cc_events(f);
-                        if done {
-                            self.end_flow(f);
-                            return;
-                        }
-                    }
-                    self.tcp_send(f);
-                }
-            }
+            Payload::Data(p) => self.data_arrives(&p),
+            Payload::Ack(a) => self.ack_arrives(&a),
         }
     }
 
-    fn send_tcp_ack(&mut self, f: u32, a: AckPkt) {
-        let fl = &self.flows[f as usize];
-        let (dst, src) = (fl.src, fl.dst);
-        let frame = self.frame(f, dst, crate::tcp::ACK_BYTES, Payload::Ack(a));
-        self.host_input(src, frame);
-    }
-
-    fn arm_delack(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.receiver.as_ref().and_then(|r| r.delack_deadline) {
-            if fl.delack_at.map_or(true, |t| t > d) {
-                fl.delack_at = Some(d);
-                self.q.schedule(d, Ev::DelAck(f));
-            }
-        }
-    }
-
-    fn tcp_send(&mut self, f: u32) {
-        let now = self.now;
-        loop {
-            let fl = &mut self.flows[f as usize];
-            let Some(s) = fl.sender.as_mut() else { return };
-            if !s.active || s.sk.packets_in_flight() >= s.sk.cwnd {
-                break;
-            }
-            let gate = s.pacing_gate(now);
-            if gate > now {
-                if fl.pace_at.map_or(true, |t| t > gate) {
-                    fl.pace_at = Some(gate);
-                    self.q.schedule(gate, Ev::Pace(f));
-                }
-                break;
-            }
-            match s.next_packet(now) {
-                Some(p) => {
-                    let (src, dst) = (fl.src, fl.dst);
-                    let frame = self.frame(f, dst, p.wire_bytes(), Payload::Data(p));
-                    self.host_input(src, frame);
-                }
-                None => break,
-            }
-        }
-        let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.sender.as_ref().and_then(|s| s.rto_deadline) {
-            if fl.rto_at.map_or(true, |t| t > d) {
-                fl.rto_at = Some(d);
-                self.q.schedule(d, Ev::Rto(f));
-            }
-        }
-    }
-
-    fn end_flow(&mut self, f: u32) {
+    /// Stop flow `f` (its stop time, or a TCP transfer completed).
+    fn stop_flow(&mut self, f: u32) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
         if fl.ended_at.is_none() {
             fl.ended_at = Some(now);
             fl.active = false;
-            if let Some(s) = fl.sender.as_mut() {
-                s.stop();
+            if let Some(ep) = fl.tcp.as_mut() {
+                ep.sender.stop();
             }
         }
     }
@@ -1030,8 +899,8 @@ impl WirelessSim {
         for (i, fl) in self.flows.iter().enumerate() {
             let end = fl.ended_at.unwrap_or(self.end).min(fl.stop).max(fl.start);
             let secs = to_secs(end - fl.start).max(1e-9);
-            let (kind, sent, received, bytes, tcp) = match (&fl.sender, &fl.receiver) {
-                (Some(s), Some(r)) => {
+            let (kind, sent, received, bytes, tcp) = match &fl.tcp {
+                Some(Endpoint { sender: s, receiver: r, .. }) => {
                     let thr = s.stats.bytes_acked as f64 * 8.0 / secs / 1e6;
                     let st = &s.stats;
                     let fs = FlowSummary {
@@ -1149,6 +1018,48 @@ impl WirelessOutput {
             "wireless": wireless,
             "stations": self.stations,
         })
+    }
+}
+
+impl TimerEvent for Ev {
+    fn timer(t: Timer, flow: u32) -> Ev {
+        Ev::Tcp(t, flow)
+    }
+}
+
+/// The line's TCP flows: a segment or an ACK enters its sending station's IP layer.
+impl Driver for WirelessSim {
+    type Ev = Ev;
+
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    fn parts(&mut self, f: u32) -> Parts<'_, Ev> {
+        let ep = self.flows[f as usize].tcp.as_mut().expect("a TCP flow");
+        Parts { ep, q: &mut self.q, log: &mut self.cc_events }
+    }
+
+    fn ended(&self, f: u32) -> bool {
+        self.flows[f as usize].ended_at.is_some()
+    }
+
+    fn end_flow(&mut self, f: u32) {
+        self.stop_flow(f);
+    }
+
+    fn send_data(&mut self, pkt: DataPkt) {
+        let fl = &self.flows[pkt.flow as usize];
+        let (src, dst) = (fl.src, fl.dst);
+        let frame = self.frame(pkt.flow, dst, pkt.wire_bytes(), Payload::Data(pkt));
+        self.host_input(src, frame);
+    }
+
+    fn send_ack(&mut self, ack: AckPkt) {
+        let fl = &self.flows[ack.flow as usize];
+        let (dst, src) = (fl.src, fl.dst);
+        let frame = self.frame(ack.flow, dst, crate::tcp::ACK_BYTES, Payload::Ack(ack));
+        self.host_input(src, frame);
     }
 }
 
