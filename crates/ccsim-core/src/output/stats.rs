@@ -82,13 +82,21 @@ impl Histogram {
         ((1u64 << e) + sub * width, width)
     }
 
-    /// Widen the stored range to hold bucket `i` (outside it).
+    /// Widen the stored range to hold bucket `i` (outside it). The buffer grows by at least a
+    /// quarter (so a range that creeps outwards is not copied on every new bucket) and at most
+    /// to the range needed plus that quarter, not to a power of two.
     #[cold]
     #[inline(never)]
     fn widen(&mut self, i: usize) {
         debug_assert!(i < BUCKETS);
         let lo = self.lo as usize;
-        if self.counts.is_empty() {
+        let len = self.counts.len();
+        let new_len = if len == 0 { 1 } else { len + if i < lo { lo - i } else { i + 1 - lo - len } };
+        if new_len > self.counts.capacity() {
+            let want = new_len.max(len + len / 4).max(8).min(BUCKETS);
+            self.counts.reserve_exact(want - len);
+        }
+        if len == 0 {
             self.lo = i as u32;
             self.counts.push(0);
         } else if i < lo {
