@@ -352,9 +352,9 @@ impl Sim {
             Packet::Data(_) => &fl.fwd,
             Packet::Ack(_) => &fl.rev,
         };
-        match route.hops().get(r.hop as usize) {
-            Some(&Hop::Dir(d)) => self.offer(d, r),
-            Some(&Hop::Seg(s)) => self.enter_segment(s, r),
+        match route.hop(r.hop as usize) {
+            Some(Hop::Dir(d)) => self.offer(d, r),
+            Some(Hop::Seg(s)) => self.enter_segment(s, r),
             None => self.route_end(r.pkt),
         }
     }
