@@ -226,9 +226,9 @@ impl Sim {
     fn forward(&mut self, r: Routed) {
         let fl = &self.flows[r.flow as usize];
         let route = if r.ack { &fl.rev } else { &fl.fwd };
-        match route.hops().get(r.hop as usize) {
-            Some(&Hop::Dir(d)) => self.offer(d, r),
-            Some(&Hop::Seg(s)) => self.enter_segment(s, r),
+        match route.hop(r.hop as usize) {
+            Some(Hop::Dir(d)) => self.offer(d, r),
+            Some(Hop::Seg(s)) => self.enter_segment(s, r),
             None => self.route_end(r.pkt),
         }
     }

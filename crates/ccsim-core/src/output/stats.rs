@@ -37,14 +37,18 @@ const BUCKETS: usize = (64 - SUB_BITS as usize + 1) * SUB;
 /// Log-linear histogram of u64 values (e.g. nanoseconds). Values below 64 are exact; above,
 /// each power of two is split into 64 linear sub-buckets (3,776 buckets in all).
 ///
-/// Only the range of buckets between the lowest and the highest one that received a value is
-/// stored, so an empty histogram holds no memory and a flow whose RTT stays within one power of
-/// two holds at most 64 counters (512 bytes) instead of all 3,776 (30 KB). The range grows when
-/// a value falls outside it (at most once per bucket over a run, never on the common path);
+/// Zeros are counted apart, and of the other buckets only the range between the lowest and the
+/// highest one that received a value is stored. So an empty histogram holds no memory, a flow
+/// whose RTT stays within one power of two holds at most 64 counters (512 bytes) instead of
+/// all 3,776 (30 KB), and a queueing-delay histogram (mostly zeros, then delays of one or a
+/// few serialisation times) does not store the empty buckets in between. The range grows when a
+/// value falls outside it (at most once per bucket over a run, never on the common path);
 /// quantiles are the same as with every bucket stored.
 #[derive(Clone, Default)]
 pub struct Histogram {
-    /// Counts of buckets `lo .. lo + counts.len()`.
+    /// Values equal to 0 (bucket 0).
+    zeros: u64,
+    /// Counts of buckets `lo .. lo + counts.len()` (all above bucket 0).
     counts: Vec<u64>,
     lo: u32,
     n: u64,
@@ -78,13 +82,21 @@ impl Histogram {
         ((1u64 << e) + sub * width, width)
     }
 
-    /// Widen the stored range to hold bucket `i` (outside it).
+    /// Widen the stored range to hold bucket `i` (outside it). The buffer grows by at least a
+    /// quarter (so a range that creeps outwards is not copied on every new bucket) and at most
+    /// to the range needed plus that quarter, not to a power of two.
     #[cold]
     #[inline(never)]
     fn widen(&mut self, i: usize) {
         debug_assert!(i < BUCKETS);
         let lo = self.lo as usize;
-        if self.counts.is_empty() {
+        let len = self.counts.len();
+        let new_len = if len == 0 { 1 } else { len + if i < lo { lo - i } else { i + 1 - lo - len } };
+        if new_len > self.counts.capacity() {
+            let want = new_len.max(len + len / 4).max(8).min(BUCKETS);
+            self.counts.reserve_exact(want - len);
+        }
+        if len == 0 {
             self.lo = i as u32;
             self.counts.push(0);
         } else if i < lo {
@@ -102,6 +114,11 @@ impl Histogram {
 
     #[inline]
     pub fn add(&mut self, v: u64) {
+        self.n += 1;
+        if v == 0 {
+            self.zeros += 1;
+            return;
+        }
         let i = Self::index(v);
         let mut k = i.wrapping_sub(self.lo as usize);
         if k >= self.counts.len() {
@@ -109,7 +126,6 @@ impl Histogram {
             k = i - self.lo as usize;
         }
         self.counts[k] += 1;
-        self.n += 1;
     }
 
     pub fn count(&self) -> u64 {
@@ -122,7 +138,10 @@ impl Histogram {
             return f64::NAN;
         }
         let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
-        let mut acc = 0;
+        if self.zeros >= rank {
+            return 0.0; // bucket 0: [0, 1), midpoint (1 - 1) / 2
+        }
+        let mut acc = self.zeros;
         for (k, &c) in self.counts.iter().enumerate() {
             acc += c;
             if acc >= rank {
@@ -179,13 +198,15 @@ mod tests {
             for _ in 0..n {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let shift = (x >> 58) as u32; // 0..63: spread over many powers of two
-                let v = (x >> 11) >> shift;
+                let v = if x % 5 == 0 { 0 } else { (x >> 11) >> shift };
                 h.add(v);
                 dense[Histogram::index(v)] += 1;
             }
-            let first = dense.iter().position(|&c| c > 0).unwrap();
-            let last = dense.iter().rposition(|&c| c > 0).unwrap();
-            assert_eq!(h.stored_buckets(), last - first + 1);
+            let stored = match dense[1..].iter().position(|&c| c > 0) {
+                Some(first) => dense.iter().rposition(|&c| c > 0).unwrap() - first,
+                None => 0,
+            };
+            assert_eq!(h.stored_buckets(), stored);
             for q in [0.0, 0.01, 0.25, 0.5, 0.95, 0.99, 1.0] {
                 let rank = ((q * n as f64).ceil() as u64).clamp(1, n as u64);
                 let mut acc = 0;

@@ -208,7 +208,7 @@ impl Receiver {
             let had_holes = !self.ooo.sorted.is_empty();
             self.deliver(p.seq, p.len as u64);
             // Pull in any out-of-order data now in sequence.
-            while let Some(b) = self.ooo.sorted.front().copied() {
+            while let Some(b) = if had_holes { self.ooo.sorted.front().copied() } else { None } {
                 if b.start != self.rcv_nxt {
                     break;
                 }
@@ -259,6 +259,9 @@ impl Receiver {
     /// Is `seq` already held out of order? (Blocks are sorted: binary search.)
     fn in_ooo(&self, seq: u32) -> bool {
         let v = &self.ooo.sorted;
+        if v.is_empty() {
+            return false;
+        }
         let i = v.partition_point(|b| b.end <= seq);
         i < v.len() && v[i].start <= seq
     }

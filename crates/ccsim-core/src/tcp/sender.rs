@@ -809,7 +809,12 @@ impl Sender {
         let w = self.sk.cwnd.max(self.sk.packets_out) as u64;
         let bytes = self.cfg.mss as u64 * w * ratio / 100;
         let srtt = if self.sk.srtt > 0 { self.sk.srtt } else { crate::time::MS };
-        self.sk.pacing_rate = (bytes as u128 * SEC as u128 / srtt as u128) as u64;
+        // The same quotient in u64 whenever the product fits (always, short of a window of
+        // 18 GB): a u128 division is a library call on every ACK.
+        self.sk.pacing_rate = match bytes.checked_mul(SEC) {
+            Some(p) => p / srtt,
+            None => (bytes as u128 * SEC as u128 / srtt as u128) as u64,
+        };
     }
 
     /// The retransmission timer fired at `now` (tcp_retransmit_timer + tcp_enter_loss).

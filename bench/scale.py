@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Memory and speed at scale: many flows on one link.
+
+Every run is CUBIC flows on one dumbbell bottleneck (20 ms one way, a 1 BDP drop-tail buffer,
+each flow's access link 10x the bottleneck rate), 10 s simulated, for each flow count and
+bottleneck rate asked for. Each run is its own child process (``ccsim run FILE --json``),
+pinned to one core (``taskset -c 0`` when available), so its peak memory and CPU time are its
+own.
+
+    python3 bench/scale.py                        # 1 ... 100,000 flows at 10 and 40 Gbps
+    python3 bench/scale.py --flows 2,10000 --rates 10 --repeat 3
+
+Reported per run (the median over ``--repeat``):
+
+- ns per segment: the simulation loop's wall time (ccsim's ``wall_seconds``) per data segment
+  delivered to the receivers (the README's measure);
+- CPU ns per segment: the child's user + system CPU time (``os.wait4``) per delivered segment,
+  start-up, set-up and output included (steadier than wall time on a shared machine, and an
+  upper bound of the loop's CPU time);
+- events/s: events / loop wall time;
+- peak RSS: the child's ``ru_maxrss`` (the whole process, Python included);
+- vs 2 flows: ns per segment relative to the 2-flow run at the same rate.
+
+The time series is sampled once per run (``sample_interval`` = the duration), so it holds one
+row per flow and does not weigh on memory. Flow counts above 100,000 (the limit of one
+``[[flows]]`` entry) are split over several entries. Results go to stdout and to
+``bench/results/scale.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import datetime as _dt
+import json
+import multiprocessing as mp
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+RESULTS = BENCH_DIR / "results" / "scale.md"
+MAX_COUNT = 100_000  # one [[flows]] entry's count limit
+CHILD_TIMEOUT_S = 3600
+
+
+def scenario(n: int, rate_gbps: float, duration_s: float) -> str:
+    entries = []
+    left = n
+    while left > 0:
+        c = min(left, MAX_COUNT)
+        entries.append(f'[[flows]]\ncc = "cubic"\ncount = {c}\naccess_rate = "{rate_gbps * 10:g}Gbps"\n')
+        left -= c
+    return (
+        f'name = "scale_{n}_{rate_gbps:g}g"\nduration = "{duration_s:g}s"\nseed = 1\n'
+        f'sample_interval = "{duration_s:g}s"\n\n'
+        f'[bottleneck]\nrate = "{rate_gbps:g}Gbps"\ndelay = "20ms"\nbuffer = "1bdp"\n\n' + "\n".join(entries)
+    )
+
+
+def run_child(cmd: list[str], pin: bool) -> dict:
+    """Run cmd; its stdout's last JSON line, loop numbers, CPU seconds and peak RSS (MB)."""
+    if pin and shutil.which("taskset"):
+        cmd = ["taskset", "-c", "0", *cmd]  # taskset execs cmd: same pid
+    env = dict(os.environ)
+    for var in ("RAYON_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        env[var] = "1"
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        rc = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode(errors="replace")
+        if rc != 0:
+            raise RuntimeError(f"{' '.join(cmd)} exited {rc}: {err.read().decode(errors='replace')[-2000:]}")
+    summary = None
+    for line in reversed(stdout.strip().splitlines()):
+        if line.startswith("{"):
+            summary = json.loads(line)
+            break
+    if summary is None:
+        summary = json.loads(stdout)
+    segs = sum(f["segments_delivered"] for f in summary["flows"])
+    cpu = ru.ru_utime + ru.ru_stime
+    return {
+        "loop_s": summary["wall_seconds"],
+        "process_wall_s": wall,
+        "cpu_s": cpu,
+        "events": summary["events"],
+        "segments": segs,
+        "ns_per_segment": summary["wall_seconds"] * 1e9 / segs,
+        "cpu_ns_per_segment": cpu * 1e9 / segs,
+        "events_per_s": summary["events"] / summary["wall_seconds"],
+        "peak_rss_mb": ru.ru_maxrss / 1024.0,
+        "utilization": summary["bottleneck"]["utilization"],
+        "drops": summary["bottleneck"]["drops"],
+    }
+
+
+def median_run(runs: list[dict]) -> dict:
+    out = dict(runs[0])
+    for k in ("loop_s", "process_wall_s", "cpu_s", "ns_per_segment", "cpu_ns_per_segment", "events_per_s"):
+        out[k] = statistics.median(r[k] for r in runs)
+    out["peak_rss_mb"] = max(r["peak_rss_mb"] for r in runs)
+    out["repeats"] = len(runs)
+    return out
+
+
+def default_ccsim() -> list[str]:
+    exe = shutil.which("ccsim")
+    return [exe] if exe else [sys.executable, "-m", "ccsim"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--flows", default="1,2,100,1000,10000,100000", help="comma-separated flow counts")
+    ap.add_argument("--rates", default="10,40", help="comma-separated bottleneck rates in Gbps")
+    ap.add_argument("--duration", type=float, default=10.0, help="simulated seconds (default 10)")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--ccsim", default=None, help='ccsim command (default: "ccsim", else "python -m ccsim")')
+    ap.add_argument("--no-pin", action="store_true", help="do not pin children to CPU 0")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args(argv)
+    flows = [int(x) for x in args.flows.split(",")]
+    rates = [float(x) for x in args.rates.split(",")]
+    cmd = args.ccsim.split() if args.ccsim else default_ccsim()
+    pin = not args.no_pin and shutil.which("taskset") is not None
+
+    rows: list[tuple[float, int, dict]] = []
+    # Each run is started from a fresh, small worker process (a fork server's child): Linux
+    # carries the peak RSS of the process that forks over into the child's ru_maxrss, and this
+    # process grows when it reads the summaries of 100,000 flows.
+    pool = cf.ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("forkserver"), max_tasks_per_child=1)
+    with pool, tempfile.TemporaryDirectory() as tmp:
+        for rate in rates:
+            for n in flows:
+                path = Path(tmp) / f"scale_{n}_{rate:g}.toml"
+                path.write_text(scenario(n, rate, args.duration), encoding="utf-8")
+                runs = [pool.submit(run_child, [*cmd, "run", str(path), "--json"], pin).result() for _ in range(args.repeat)]
+                r = median_run(runs)
+                rows.append((rate, n, r))
+                print(
+                    f"{rate:g} Gbps {n:>7} flows: {r['ns_per_segment']:7.0f} ns/segment (CPU {r['cpu_ns_per_segment']:.0f}), "
+                    f"{r['events_per_s'] / 1e6:5.2f} M events/s, loop {r['loop_s']:.2f} s, process {r['process_wall_s']:.1f} s, "
+                    f"peak RSS {r['peak_rss_mb']:.0f} MB",
+                    flush=True,
+                )
+
+    base = {rate: r for rate, n, r in rows if n == 2}
+    lines = [
+        "# ccsim at scale: many CUBIC flows on one link",
+        "",
+        f"Measured {_dt.date.today().isoformat()} on {platform.node()} ({os.cpu_count()} CPUs), "
+        f"`python3 bench/scale.py --flows {args.flows} --rates {args.rates} --repeat {args.repeat}`. "
+        f"Each run: CUBIC, one bottleneck, 20 ms one way, 1 BDP drop-tail buffer, access links 10x the "
+        f"bottleneck rate, {args.duration:g} s simulated, one child process pinned to one core "
+        f"({'taskset -c 0' if pin else 'not pinned'}); median of {args.repeat} run(s).",
+        "",
+        "| rate | flows | ns per segment (loop wall) | vs 2 flows | CPU ns per segment (process) | M events/s | loop wall s | process wall s | peak RSS MB | RSS per flow KB | utilization |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    rss1 = {rate: r["peak_rss_mb"] for rate, n, r in rows if n == 1}
+    for rate, n, r in rows:
+        ratio = r["ns_per_segment"] / base[rate]["ns_per_segment"] if rate in base else float("nan")
+        per_flow = (r["peak_rss_mb"] - rss1[rate]) * 1024 / n if rate in rss1 and n > 1 else float("nan")
+        lines.append(
+            f"| {rate:g} Gbps | {n:,} | {r['ns_per_segment']:,.0f} | {ratio:.2f}x | {r['cpu_ns_per_segment']:,.0f} | "
+            f"{r['events_per_s'] / 1e6:.2f} | {r['loop_s']:.2f} | {r['process_wall_s']:.1f} | {r['peak_rss_mb']:,.0f} | "
+            f"{per_flow:,.1f} | {r['utilization']:.3f} |"
+        )
+    lines += [
+        "",
+        "- ns per segment: the simulation loop's wall time (`wall_seconds`) per data segment delivered.",
+        "- CPU ns per segment: the child's user + system CPU time per delivered segment, start-up, set-up",
+        "  and output included; on a shared machine it is steadier than wall time.",
+        "- RSS per flow: (peak RSS - the 1-flow run's) / flows.",
+        "",
+    ]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
