@@ -4,7 +4,7 @@
 //! Usage: cargo run --release -p ccsim-core --example run_json -- scenario.json [seed]
 
 use ccsim_core::scenario::AnyScenario;
-use ccsim_core::wireless::dcf::WirelessSim;
+use ccsim_core::sim::Sim;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -29,12 +29,10 @@ fn main() {
     match &sc {
         AnyScenario::Dumbbell(sc) => println!("{}", ccsim_core::run(sc, seed).summary.to_json()),
         AnyScenario::Wireless(sc) => {
-            let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, seed.unwrap_or(sc.seed));
-            sim.sample_every(sc.sample_interval);
+            let mut sim = Sim::line(sc, seed.unwrap_or(sc.seed), true);
             let t0 = std::time::Instant::now();
             sim.run_to_end();
-            let out = sim.output(t0.elapsed().as_secs_f64());
-            println!("{}", out.summary_json(sc.name.as_deref(), &sc.normalized["wireless"]));
+            println!("{}", sim.into_line_output(sc, t0.elapsed().as_secs_f64()).0);
         }
     }
 }

@@ -7,21 +7,18 @@
 //! Layers, from the bottom, each a folder with its own module comment:
 //! - [`engine`]: integer time, the event queue, seeded random streams;
 //! - [`net`]: nodes, link directions (serialisation, queue, propagation, loss), delay
-//!   segments and routes;
+//!   segments, shared media (the 802.11 DCF) and routes;
 //! - [`topology`]: builders that turn a scenario's network into the network model (the
-//!   dumbbell, `[[links]]`);
+//!   dumbbell, `[[links]]` with `[[wifi]]`, the `[wireless]` line);
 //! - [`tcp`]: sender (SACK scoreboard, RFC 6675 and RACK loss detection, PRR, RTO, rate
 //!   sampling, pacing) and receiver;
 //! - [`cc`]: the congestion-control trait and one file per algorithm;
 //! - [`scenario`]: the validated configuration and its units;
 //! - [`endpoint`]: a TCP flow's sender and receiver with their timers, as every run loop
 //!   drives them (the send loop, timer, ACK and data handlers, in one place);
-//! - [`sim`]: the run loop that ties them together;
+//! - [`sim`]: the one run loop that ties them together, for every network;
 //! - [`output`]: what a run reports;
 //! - [`limits`]: the memory a run needs, estimated from the scenario before it runs.
-//!
-//! [`wireless`] is the 802.11 line, still a run loop of its own; its TCP flows are driven by
-//! the same [`endpoint`] code as the network's.
 //! `docs/architecture.md` follows a packet through these layers.
 
 pub mod cc;
@@ -34,7 +31,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod topology;
-pub mod wireless;
+
 
 // The layers' modules under their short names, as the code uses them.
 pub use engine::{event, rng, time};

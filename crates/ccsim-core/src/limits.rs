@@ -26,7 +26,7 @@ use crate::scenario::{AnyScenario, NetworkConfig, Scenario, WirelessScenario};
 use crate::topology::general::{Buffer, Topology};
 use crate::tcp::{TcpConfig, HEADER_BYTES};
 use crate::time::{Time, SEC};
-use crate::wireless::dcf::WFlowKind;
+use crate::scenario::WFlowKind;
 use serde_json::{json, Value};
 
 /// Most flows one run may have, over all `[[flows]]` entries together.

@@ -1,29 +1,62 @@
-//! The run loop: flows (TCP endpoints, [`crate::endpoint`]) over a network of link
-//! directions ([`crate::net`]), whatever its shape. A topology builder ([`crate::topology`])
-//! supplies the network and each flow's routes; events are addressed to link directions, delay
-//! segments and flows, never to topology roles.
+//! The run loop: flows (TCP endpoints, [`crate::endpoint`], or constant-rate UDP) over a
+//! network of link directions and shared media ([`crate::net`]), whatever its shape. A topology
+//! builder ([`crate::topology`]) supplies the network and each flow's routes; events are
+//! addressed to link directions, delay segments, media stations and flows, never to topology
+//! roles. The dumbbell, `[[links]]` (with or without `[[wifi]]`) and the `[wireless]` line all
+//! run here.
 
 use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
 use crate::event::{Event, EventQueue};
 use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary, TimeSeries};
+use crate::net::wifi::{Cx, Frame, UDP_IP_HEADER};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
-use crate::scenario::{NetworkConfig, Scenario};
+use crate::output::wireless::{WFlowSummary, WirelessOutput};
+use crate::scenario::{NetworkConfig, Scenario, WFlowKind, WirelessScenario};
 use crate::stats::jain_index;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
 use crate::tcp::{AckPkt, DataPkt};
-use crate::time::{to_ms, to_secs, Time};
+use crate::time::{to_ms, to_secs, Time, SEC};
 use crate::topology;
 
+/// The queue a flow's time series reports.
+#[derive(Debug, Clone, Copy)]
+enum QueueRef {
+    None,
+    /// A link direction's.
+    Dir(u32),
+    /// A medium station's interface queue (the station's number across all media).
+    Station(u32),
+}
+
+/// A constant-bit-rate UDP flow's state.
+struct Udp {
+    /// Time between datagrams, and their payload bytes.
+    gap: Time,
+    size: u32,
+    sent: u64,
+    received: u64,
+    bytes_received: u64,
+}
+
+/// A flow of the `[wireless]` line: its `[[flows]]` entry and its stations (for its summary).
+struct LineFlow {
+    group: usize,
+    src: usize,
+    dst: usize,
+}
+
 struct Flow {
-    /// The TCP connection: sender, receiver and their timers.
-    tcp: Endpoint,
+    /// The TCP connection: sender, receiver and their timers (None for a UDP flow).
+    tcp: Option<Endpoint>,
+    udp: Option<Box<Udp>>,
     /// The hops of the flow's data, sender to receiver, and of its ACKs, back.
     fwd: Route,
     rev: Route,
-    /// The direction whose queue the flow's time series reports: the dumbbell's bottleneck,
-    /// or the slowest direction (the first of equals) on the flow's data route.
-    queue_dir: Option<u32>,
+    /// The queue the flow's time series reports: the dumbbell's bottleneck, the slowest
+    /// direction (the first of equals) on the flow's data route, or on a route without one its
+    /// first station's interface queue.
+    queue: QueueRef,
     start: Time,
     stop: Time,
     /// When the flow's connection time ended (stop, completion or end of run).
@@ -54,6 +87,18 @@ pub struct Sim {
     pub event_count: u64,
     seed: u64,
     name: Option<String>,
+    /// The `[wireless]` line's flows (None for any other network).
+    line: Option<Vec<LineFlow>>,
+}
+
+/// A flow as the run loop is given it.
+struct FlowInit {
+    tcp: Option<Endpoint>,
+    udp: Option<Box<Udp>>,
+    start: Time,
+    stop: Time,
+    /// When its stop event is scheduled (None: none is).
+    stop_event: Option<Time>,
 }
 
 impl Sim {
@@ -74,7 +119,61 @@ impl Sim {
             }
             NetworkConfig::Links { topology, paths, bdp_mss } => (topology::general::build(topology, paths, *bdp_mss, seed), None),
         };
-        let topology::Built { net, routes } = built;
+        let flows = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, fc)| {
+                let stop = fc.stop.unwrap_or(sc.duration);
+                FlowInit {
+                    tcp: Some(Endpoint::new(i, seed, &fc.cc, &fc.params, &fc.tcp, fc.size)),
+                    udp: None,
+                    start: fc.start,
+                    stop,
+                    stop_event: (stop < sc.duration).then_some(stop),
+                }
+            })
+            .collect();
+        Sim::assemble(sc.name.clone(), sc.duration, sc.sample_interval, seed, timeseries, built, bn, flows, None)
+    }
+
+    /// A run of the `[wireless]` line `sc` with `seed` (see [`Sim::with_timeseries`]).
+    pub fn line(sc: &WirelessScenario, seed: u64, timeseries: bool) -> Sim {
+        let built = topology::line::build(sc, seed);
+        let mut line = Vec::with_capacity(sc.flows.len());
+        let flows = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                line.push(LineFlow { group: f.group, src: f.src, dst: f.dst });
+                let (tcp, udp) = match &f.kind {
+                    WFlowKind::Udp { pps, size } => {
+                        let gap = (SEC as f64 / pps).round().max(1.0) as Time;
+                        (None, Some(Box::new(Udp { gap, size: *size, sent: 0, received: 0, bytes_received: 0 })))
+                    }
+                    WFlowKind::Tcp { cc, params, tcp, size } => (Some(Endpoint::new(i, seed, cc, params, tcp, *size)), None),
+                };
+                // The line schedules a stop event whenever the flow has a stop time.
+                FlowInit { tcp, udp, start: f.start, stop: f.stop.unwrap_or(sc.duration), stop_event: f.stop }
+            })
+            .collect();
+        Sim::assemble(sc.name.clone(), sc.duration, sc.sample_interval, seed, timeseries, built, None, flows, Some(line))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        name: Option<String>,
+        duration: Time,
+        sample_interval: Time,
+        seed: u64,
+        timeseries: bool,
+        built: topology::Built,
+        bn: Option<(u32, u32)>,
+        inits: Vec<FlowInit>,
+        line: Option<Vec<LineFlow>>,
+    ) -> Sim {
+        let topology::Built { mut net, routes } = built;
         let buffered: Vec<u32> = (0..net.dirs.len() as u32)
             .filter(|&d| {
                 let l = &net.dirs[d as usize].link;
@@ -82,41 +181,42 @@ impl Sim {
             })
             .collect();
         let buffered_ids: Vec<String> = buffered.iter().map(|&d| net.dirs[d as usize].id.clone()).collect();
-        let mut flows = Vec::with_capacity(sc.flows.len());
-        for ((i, fc), (fwd, rev)) in sc.flows.iter().enumerate().zip(routes) {
-            let tcp = Endpoint::new(i, seed, &fc.cc, &fc.params, &fc.tcp, fc.size);
+        let mut flows = Vec::with_capacity(inits.len());
+        let mut q = EventQueue::with_capacity(64 + 8 * inits.len());
+        for (i, (fi, (fwd, rev))) in inits.into_iter().zip(routes).enumerate() {
+            q.schedule(fi.start, Event::FlowStart(i as u32));
+            if let Some(t) = fi.stop_event {
+                q.schedule(t, Event::FlowStop(i as u32));
+            }
             flows.push(Flow {
-                tcp,
-                queue_dir: match bn {
-                    Some((d, _)) => Some(d),
-                    None => slowest(&net, &fwd),
+                tcp: fi.tcp,
+                udp: fi.udp,
+                queue: match bn {
+                    Some((d, _)) => QueueRef::Dir(d),
+                    None => queue_of(&net, &fwd),
                 },
                 fwd,
                 rev,
-                start: fc.start,
-                stop: fc.stop.unwrap_or(sc.duration),
+                start: fi.start,
+                stop: fi.stop,
                 ended_at: None,
                 last_sample: (0, 0),
             });
         }
-        let mut q = EventQueue::with_capacity(64 + 8 * flows.len());
-        for (i, f) in flows.iter().enumerate() {
-            q.schedule(f.start, Event::FlowStart(i as u32));
-            if f.stop < sc.duration {
-                q.schedule(f.stop, Event::FlowStop(i as u32));
-            }
+        for m in &mut net.media {
+            m.start(&mut q);
         }
         if timeseries {
-            q.schedule(sc.sample_interval, Event::Sample);
+            q.schedule(sample_interval, Event::Sample);
         }
         Sim {
             now: 0,
-            end: sc.duration,
+            end: duration,
             q,
             flows,
             net,
             bn,
-            sample_interval: sc.sample_interval,
+            sample_interval,
             timeseries,
             ts: TimeSeries::default(),
             link_series: LinkSeries { links: buffered_ids, ..LinkSeries::default() },
@@ -124,7 +224,8 @@ impl Sim {
             events: EventLog::default(),
             event_count: 0,
             seed,
-            name: sc.name.clone(),
+            name,
+            line,
         }
     }
 
@@ -186,7 +287,42 @@ impl Sim {
     fn handle(&mut self, ev: Event) {
         let now = self.now;
         match ev {
-            Event::FlowStart(f) => self.start_flow(f),
+            Event::FlowStart(f) => {
+                if self.flows[f as usize].udp.is_some() {
+                    self.q.schedule(now, Event::UdpGen(f));
+                } else {
+                    self.start_flow(f);
+                }
+            }
+            Event::UdpGen(f) => self.udp_send(f),
+            Event::AirAccess { station, gen } => {
+                let (m, i) = self.net.station(station as u32);
+                self.net.media[m].access(&mut Cx { now, q: &mut self.q }, i, gen);
+            }
+            Event::AirTxEnd(g) => {
+                let (m, i) = self.net.station(g);
+                if let Some(d) = self.net.media[m].tx_end(&mut Cx { now, q: &mut self.q }, i) {
+                    self.station_input(m, d.at, d.frame);
+                }
+                self.net.media[m].tx_end_finish(&mut Cx { now, q: &mut self.q });
+            }
+            Event::AirAckStart(g) => {
+                let (m, i) = self.net.station(g);
+                self.net.media[m].ack_start(&mut Cx { now, q: &mut self.q }, i);
+            }
+            Event::AirAckTimeout { station, gen } => {
+                let (m, i) = self.net.station(station as u32);
+                self.net.media[m].ack_timeout(&mut Cx { now, q: &mut self.q }, i, gen);
+            }
+            Event::AirCpuDone(g) => {
+                let (m, i) = self.net.station(g);
+                if let Some(frame) = self.net.media[m].cpu_done(&mut Cx { now, q: &mut self.q }, i) {
+                    self.station_arrive(m, i, frame);
+                }
+                self.net.media[m].cpu_kick(&mut Cx { now, q: &mut self.q }, i);
+            }
+            Event::AirBackground(m) => self.net.media[m as usize].background(&mut Cx { now, q: &mut self.q }),
+            Event::AirBackgroundEnd(m) => self.net.media[m as usize].background_end(&mut Cx { now, q: &mut self.q }),
             Event::FlowStop(f) => self.end_flow(f),
             Event::LinkArrive(d) => {
                 let dir = &mut self.net.dirs[d as usize];
@@ -229,7 +365,67 @@ impl Sim {
         match route.hop(r.hop as usize) {
             Some(Hop::Dir(d)) => self.offer(d, r),
             Some(Hop::Seg(s)) => self.enter_segment(s, r),
+            Some(Hop::Air { medium, from, to }) => self.air_enter(medium as usize, from as usize, to as usize, r),
             None => self.route_end(r.pkt),
+        }
+    }
+
+    /// A packet comes to station `from` of a medium from outside it (generated there, or off a
+    /// wired link), to cross the medium to station `to`: it becomes a frame of the medium and
+    /// enters the station's IP layer.
+    fn air_enter(&mut self, m: usize, from: usize, to: usize, r: Routed) {
+        let frame = self.net.media[m].frame(r, to);
+        self.station_input(m, from, frame);
+    }
+
+    /// A frame enters station `k`'s IP layer (from outside the medium or received over it).
+    fn station_input(&mut self, m: usize, k: usize, frame: Frame) {
+        let now = self.now;
+        if let Some(frame) = self.net.media[m].input(&mut Cx { now, q: &mut self.q }, k, frame) {
+            self.station_arrive(m, k, frame);
+        }
+    }
+
+    /// A frame passed station `k`'s IP layer. If it is about to cross the medium from `k` (it
+    /// entered here), or was received here and its route goes on over the medium from `k`, it
+    /// joins `k`'s interface queue (keeping its frame id over the medium); else it leaves the
+    /// medium: onto its route's next hop, or to the flow's receiver or sender.
+    fn station_arrive(&mut self, m: usize, k: usize, frame: Frame) {
+        let now = self.now;
+        let mut r = frame.r;
+        let fl = &self.flows[r.flow as usize];
+        let route = if r.ack { &fl.rev } else { &fl.fwd };
+        let leaving_from_k = |h: Option<Hop>| match h {
+            Some(Hop::Air { medium, from, to }) if medium as usize == m && from as usize == k => Some(to),
+            _ => None,
+        };
+        let to = match leaving_from_k(route.hop(r.hop as usize)) {
+            Some(to) => Some(to),
+            None => {
+                r = r.next();
+                leaving_from_k(route.hop(r.hop as usize))
+            }
+        };
+        match to {
+            Some(to) => self.net.media[m].enqueue(&mut Cx { now, q: &mut self.q }, k, Frame { to, r, ..frame }),
+            None => self.forward(r),
+        }
+    }
+
+    /// A UDP flow sends its next datagram and schedules the one after (while it runs).
+    fn udp_send(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.ended_at.is_some() {
+            return;
+        }
+        let u = fl.udp.as_mut().expect("a UDP flow");
+        u.sent += 1;
+        let (gap, bytes) = (u.gap, u.size + UDP_IP_HEADER);
+        let stop = fl.stop;
+        self.forward(Routed::new(Packet::Udp(crate::net::UdpPkt { flow: f, ip_bytes: bytes })));
+        if now + gap < stop {
+            self.q.schedule(now + gap, Event::UdpGen(f));
         }
     }
 
@@ -238,6 +434,11 @@ impl Sim {
         match pkt {
             Packet::Data(pkt) => self.data_arrives(&pkt),
             Packet::Ack(ack) => self.ack_arrives(&ack),
+            Packet::Udp(u) => {
+                let udp = self.flows[u.flow as usize].udp.as_mut().expect("a UDP flow");
+                udp.received += 1;
+                udp.bytes_received += (u.ip_bytes - UDP_IP_HEADER) as u64;
+            }
         }
     }
 
@@ -283,11 +484,22 @@ impl Sim {
         let t = to_secs(self.now);
         let interval = to_secs(self.sample_interval);
         for (i, fl) in self.flows.iter_mut().enumerate() {
-            let (qp, qb) = match fl.queue_dir {
-                Some(d) => self.net.dirs[d as usize].link.queue_at(self.now),
-                None => (0, 0),
+            let (qp, qb) = match fl.queue {
+                QueueRef::Dir(d) => {
+                    let (p, b) = self.net.dirs[d as usize].link.queue_at(self.now);
+                    (p as u32, b)
+                }
+                QueueRef::Station(g) => {
+                    let (m, k) = self.net.station(g);
+                    self.net.media[m].queue_of(k)
+                }
+                QueueRef::None => (0, 0),
             };
-            self.ts.push_sender(t, i as u32, fl.tcp.cc_name, &fl.tcp.sender, &mut fl.last_sample, interval, qp as u32, qb);
+            match (&fl.tcp, &fl.udp) {
+                (Some(ep), _) => self.ts.push_sender(t, i as u32, ep.cc_name, &ep.sender, &mut fl.last_sample, interval, qp, qb),
+                (None, Some(u)) => self.ts.push_udp(t, i as u32, u.bytes_received, &mut fl.last_sample.0, interval, qp, qb),
+                (None, None) => unreachable!("a flow is TCP or UDP"),
+            }
         }
         for (k, &d) in self.buffered.iter().enumerate() {
             let (qp, qb) = self.net.dirs[d as usize].link.queue_at(self.now);
@@ -299,7 +511,9 @@ impl Sim {
     pub fn check_conservation(&self) -> Result<(), String> {
         self.net.check_conservation()?;
         for f in &self.flows {
-            f.tcp.sender.check_invariants()?;
+            if let Some(ep) = &f.tcp {
+                ep.sender.check_invariants()?;
+            }
         }
         Ok(())
     }
@@ -308,15 +522,15 @@ impl Sim {
     /// ACK paths, senders' and receivers' buffers, the event queue): for a caller that watches
     /// a run's memory (see [`crate::limits`]). O(flows).
     pub fn queue_heap_bytes(&self) -> usize {
-        let flows: usize = self.flows.iter().map(|f| f.tcp.heap_bytes()).sum();
+        let flows: usize = self.flows.iter().map(|f| f.tcp.as_ref().map_or(0, |ep| ep.heap_bytes())).sum();
         flows + self.net.heap_bytes() + self.q.heap_bytes()
     }
 
     pub fn flow_sender(&self, i: usize) -> &Sender {
-        &self.flows[i].tcp.sender
+        &self.flows[i].tcp.as_ref().expect("a TCP flow").sender
     }
     pub fn flow_receiver(&self, i: usize) -> &Receiver {
-        &self.flows[i].tcp.receiver
+        &self.flows[i].tcp.as_ref().expect("a TCP flow").receiver
     }
     pub fn network(&self) -> &Network {
         &self.net
@@ -325,36 +539,13 @@ impl Sim {
     pub fn summary(&self, wall_seconds: f64) -> Summary {
         let mut flows = Vec::with_capacity(self.flows.len());
         for (i, fl) in self.flows.iter().enumerate() {
-            let s = &fl.tcp.sender;
+            let Some(ep) = &fl.tcp else { continue };
+            let s = &ep.sender;
             let end = fl.ended_at.unwrap_or(self.end).max(fl.start);
             let started = self.end > fl.start || fl.ended_at.is_some();
             let conn = end.saturating_sub(fl.start);
             let thr = if conn > 0 && started { s.stats.bytes_acked as f64 * 8.0 / to_secs(conn) / 1e6 } else { 0.0 };
-            let rtt = &s.stats.rtt;
-            flows.push(FlowSummary {
-                id: i as u32,
-                group: 0,
-                cc: fl.tcp.cc_name.to_string(),
-                start_s: to_secs(fl.start),
-                end_s: to_secs(end),
-                throughput_mbps: thr,
-                bytes_acked: s.stats.bytes_acked,
-                bytes_sent: s.stats.bytes_sent,
-                bytes_delivered: fl.tcp.receiver.bytes_delivered,
-                segments_sent: s.stats.segments_sent,
-                segments_delivered: fl.tcp.receiver.segments_delivered,
-                retransmits: s.stats.retransmits,
-                rto_count: s.stats.rto_count,
-                fast_recoveries: s.stats.fast_recoveries,
-                rtt_min_ms: if rtt.n > 0 { rtt.min / 1e6 } else { f64::NAN },
-                rtt_mean_ms: rtt.mean() / 1e6,
-                rtt_p95_ms: s.stats.rtt_hist.quantile(0.95) / 1e6,
-                cwnd_final_pkts: s.sk.cwnd,
-                cwnd_final_bytes: s.sk.cwnd as u64 * s.cfg.mss as u64,
-                completed: s.completed_at.is_some(),
-                completion_s: s.completed_at.map(to_secs),
-                path: self.path_names(&fl.fwd),
-            });
+            flows.push(tcp_summary(i, 0, ep, fl.start, end, thr, self.path_names(&fl.fwd)));
         }
         let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
         let warnings = self.access_limited_warnings();
@@ -371,6 +562,58 @@ impl Sim {
             links: self.links_summary(),
             bottleneck: self.bottleneck_summary(),
             warnings,
+        }
+    }
+
+    /// The results of a `[wireless]` line run (see [`Sim::line`]): per flow, TCP or UDP, and
+    /// per station.
+    pub fn wireless_output(&self, wall_seconds: f64) -> WirelessOutput {
+        let line = self.line.as_ref().expect("a [wireless] line");
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for (i, (fl, lf)) in self.flows.iter().zip(line).enumerate() {
+            let end = fl.ended_at.unwrap_or(self.end).min(fl.stop).max(fl.start);
+            let secs = to_secs(end - fl.start).max(1e-9);
+            let (kind, sent, received, bytes, tcp) = match (&fl.tcp, &fl.udp) {
+                (Some(ep), _) => {
+                    let st = &ep.sender.stats;
+                    let thr = st.bytes_acked as f64 * 8.0 / secs / 1e6;
+                    let fs = tcp_summary(i, lf.group, ep, fl.start, end, thr, Vec::new());
+                    ("tcp", st.segments_sent, ep.receiver.segments_delivered, st.bytes_acked, Some(fs))
+                }
+                (None, Some(u)) => ("udp", u.sent, u.received, u.bytes_received, None),
+                (None, None) => unreachable!("a flow is TCP or UDP"),
+            };
+            // Packets still queued in a station (interface queue or host backlog) at the end are
+            // in flight, not lost.
+            let in_flight = self.net.media.iter().flat_map(|m| m.held()).filter(|fr| fr.r.flow == i as u32 && !fr.r.ack).count() as u64;
+            let lost = sent.saturating_sub(received).saturating_sub(in_flight);
+            flows.push(WFlowSummary {
+                id: i as u32,
+                group: lf.group,
+                start_s: to_secs(fl.start),
+                end_s: to_secs(end),
+                kind,
+                src: lf.src,
+                dst: lf.dst,
+                sent,
+                received,
+                lost,
+                in_flight,
+                loss_ratio: if sent > 0 { lost as f64 / sent as f64 } else { 0.0 },
+                throughput_mbps: bytes as f64 * 8.0 / secs / 1e6,
+                tcp,
+            });
+        }
+        let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+        WirelessOutput {
+            seed: self.seed,
+            sim_seconds: to_secs(self.end),
+            events: self.events(),
+            wall_seconds,
+            total_throughput_mbps: thr.iter().sum(),
+            jain_index: jain_index(&thr),
+            flows,
+            stations: self.net.media.iter().flat_map(|m| m.station_stats(self.end)).collect(),
         }
     }
 
@@ -405,16 +648,22 @@ impl Sim {
 
     /// The node names along a route: the first hop's start, then each hop's end.
     fn path_names(&self, route: &Route) -> Vec<String> {
-        let mut dirs = Vec::new();
+        // Each hop as (from node, to node).
+        let mut steps: Vec<(u32, u32)> = Vec::new();
+        let dir = |d: u32| (self.net.dirs[d as usize].from, self.net.dirs[d as usize].to);
         for h in route.hops().iter() {
             match *h {
-                Hop::Dir(d) => dirs.push(d),
-                Hop::Seg(s) => dirs.extend_from_slice(&self.net.segs[s as usize].dirs),
+                Hop::Dir(d) => steps.push(dir(d)),
+                Hop::Seg(s) => steps.extend(self.net.segs[s as usize].dirs.iter().map(|&d| dir(d))),
+                Hop::Air { medium, from, to } => {
+                    let nodes = &self.net.media[medium as usize].nodes;
+                    steps.push((nodes[from as usize], nodes[to as usize]));
+                }
             }
         }
         let name = |n: u32| self.net.nodes[n as usize].clone();
-        let mut out: Vec<String> = dirs.first().map(|&d| name(self.net.dirs[d as usize].from)).into_iter().collect();
-        out.extend(dirs.iter().map(|&d| name(self.net.dirs[d as usize].to)));
+        let mut out: Vec<String> = steps.first().map(|&(from, _)| name(from)).into_iter().collect();
+        out.extend(steps.iter().map(|&(_, to)| name(to)));
         out
     }
 
@@ -509,7 +758,7 @@ impl Driver for Sim {
 
     #[inline]
     fn parts(&mut self, f: u32) -> Parts<'_, Event> {
-        Parts { ep: &mut self.flows[f as usize].tcp, q: &mut self.q, log: &mut self.events }
+        Parts { ep: self.flows[f as usize].tcp.as_mut().expect("a TCP flow"), q: &mut self.q, log: &mut self.events }
     }
 
     #[inline]
@@ -522,7 +771,9 @@ impl Driver for Sim {
         let fl = &mut self.flows[f as usize];
         if fl.ended_at.is_none() {
             fl.ended_at = Some(now);
-            fl.tcp.sender.stop();
+            if let Some(ep) = fl.tcp.as_mut() {
+                ep.sender.stop();
+            }
         }
     }
 
@@ -535,6 +786,51 @@ impl Driver for Sim {
     fn send_ack(&mut self, ack: AckPkt) {
         self.forward(Routed::new(Packet::Ack(ack)));
     }
+}
+
+/// A TCP flow's summary: flow `i` of `[[flows]]` entry `group`, connected from `start` to
+/// `end`, with throughput `thr` (Mbps).
+fn tcp_summary(i: usize, group: usize, ep: &Endpoint, start: Time, end: Time, thr: f64, path: Vec<String>) -> FlowSummary {
+    let s = &ep.sender;
+    let rtt = &s.stats.rtt;
+    FlowSummary {
+        id: i as u32,
+        group,
+        cc: ep.cc_name.to_string(),
+        start_s: to_secs(start),
+        end_s: to_secs(end),
+        throughput_mbps: thr,
+        bytes_acked: s.stats.bytes_acked,
+        bytes_sent: s.stats.bytes_sent,
+        bytes_delivered: ep.receiver.bytes_delivered,
+        segments_sent: s.stats.segments_sent,
+        segments_delivered: ep.receiver.segments_delivered,
+        retransmits: s.stats.retransmits,
+        rto_count: s.stats.rto_count,
+        fast_recoveries: s.stats.fast_recoveries,
+        rtt_min_ms: if rtt.n > 0 { rtt.min / 1e6 } else { f64::NAN },
+        rtt_mean_ms: rtt.mean() / 1e6,
+        rtt_p95_ms: s.stats.rtt_hist.quantile(0.95) / 1e6,
+        cwnd_final_pkts: s.sk.cwnd,
+        cwnd_final_bytes: s.sk.cwnd as u64 * s.cfg.mss as u64,
+        completed: s.completed_at.is_some(),
+        completion_s: s.completed_at.map(to_secs),
+        path,
+    }
+}
+
+/// The queue a flow's time series reports: the slowest direction with a rate on its data
+/// route (the first of equals); on a route without one, its first medium station's.
+fn queue_of(net: &Network, route: &Route) -> QueueRef {
+    if let Some(d) = slowest(net, route) {
+        return QueueRef::Dir(d);
+    }
+    for h in route.hops() {
+        if let Hop::Air { medium, from, .. } = *h {
+            return QueueRef::Station(net.media[medium as usize].base() + from as u32);
+        }
+    }
+    QueueRef::None
 }
 
 /// The slowest direction with a rate on a route (the first of equals), if any.
@@ -566,6 +862,13 @@ pub fn run(sc: &Scenario, seed: Option<u64>) -> RunOutput {
 }
 
 impl Sim {
+    /// The results of a `[wireless]` line run: the summary JSON (as `ccsim run --json` prints
+    /// it), the time series and the algorithm events.
+    pub fn into_line_output(mut self, sc: &WirelessScenario, wall_seconds: f64) -> (serde_json::Value, TimeSeries, EventLog) {
+        let summary = self.wireless_output(wall_seconds).summary_json(sc.name.as_deref(), &sc.normalized["wireless"]);
+        (summary, std::mem::take(&mut self.ts), self.events.take_closed())
+    }
+
     /// The run's results; `wall_seconds` is reported, never used by the simulation.
     pub fn into_output(mut self, sc: &Scenario, wall_seconds: f64) -> RunOutput {
         let mut summary = self.summary(wall_seconds);

@@ -5,7 +5,6 @@ use ccsim_core::cc;
 use ccsim_core::metrics::{EventLog, TimeSeries, MAX_CC_EVENTS, TRUNCATED_KIND};
 use ccsim_core::scenario::{AnyScenario, WirelessScenario};
 use ccsim_core::sim::Sim;
-use ccsim_core::wireless::dcf::WirelessSim;
 use ccsim_core::Scenario;
 use serde_json::{json, Value};
 
@@ -85,12 +84,7 @@ fn run_dumbbell(sc: &Scenario, timeseries: bool, budget: u64) -> (Value, String,
 }
 
 fn run_wireless(sc: &WirelessScenario, timeseries: bool, budget: u64) -> (Value, String, String) {
-    let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, 5);
-    if timeseries {
-        sim.sample_every(sc.sample_interval);
-    } else {
-        sim.count_samples_every(sc.sample_interval);
-    }
+    let mut sim = Sim::line(sc, 5, timeseries);
     // Cut by time as well as by events: 1 s steps, each run in chunks.
     let mut t = 0;
     while t < sim.end_time() {
@@ -98,9 +92,8 @@ fn run_wireless(sc: &WirelessScenario, timeseries: bool, budget: u64) -> (Value,
         while !sim.run_until_limited(t, budget) {}
     }
     sim.finish();
-    let out = sim.output(0.0);
-    let summary = out.summary_json(None, &sc.normalized["wireless"]).to_string();
-    (without_wall(&summary), ts_text(&sim.ts), ev_text(&sim.cc_events.take_closed()))
+    let (summary, ts, ev) = sim.into_line_output(sc, 0.0);
+    (without_wall(&summary.to_string()), ts_text(&ts), ev_text(&ev))
 }
 
 #[test]

@@ -7,7 +7,6 @@ use ccsim_core::metrics::{EventLog, LinkSeries, TimeSeries};
 use ccsim_core::scenario::MAX_SEED;
 use ccsim_core::sim::Sim;
 use ccsim_core::scenario::AnyScenario;
-use ccsim_core::wireless::dcf::WirelessSim;
 use ccsim_emu::{Config as EmuConfig, Emulator};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -269,18 +268,6 @@ impl Chunked for Sim {
     }
 }
 
-impl Chunked for WirelessSim {
-    fn step(&mut self, max_events: u64) -> bool {
-        self.run_until_limited(self.end_time(), max_events)
-    }
-    fn queue_heap_bytes(&self) -> usize {
-        WirelessSim::queue_heap_bytes(self)
-    }
-    fn clock(&self) -> (u64, u64) {
-        (self.now(), self.end_time())
-    }
-}
-
 /// Wall time a chunk aims at: Ctrl-C is honoured between chunks.
 const CHUNK: Duration = Duration::from_millis(20);
 /// How often the memory of queued packets is checked (it costs O(flows)).
@@ -376,20 +363,14 @@ fn run<'py>(
                 (out.summary.to_json(), out.timeseries, out.events, out.link_series)
             }
             AnyScenario::Wireless(sc) => {
-                let mut sim = WirelessSim::new(sc.config.clone(), &sc.flows, sc.duration, seed);
-                if timeseries {
-                    sim.sample_every(sc.sample_interval);
-                    if budget.is_some() {
-                        sim.ts.reserve_exact(rows as usize);
-                    }
-                } else {
-                    sim.count_samples_every(sc.sample_interval);
+                let mut sim = Sim::line(sc, seed, timeseries);
+                if budget.is_some() {
+                    sim.ts.reserve_exact(rows as usize);
                 }
                 in_chunks(py, &mut sim, budget.as_ref())?;
                 sim.finish();
-                let out = sim.output(t0.elapsed().as_secs_f64());
-                let summary = out.summary_json(sc.name.as_deref(), &sc.normalized["wireless"]).to_string();
-                (summary, std::mem::take(&mut sim.ts), sim.cc_events.take_closed(), LinkSeries::default())
+                let (summary, ts, ev) = sim.into_line_output(sc, t0.elapsed().as_secs_f64());
+                (summary.to_string(), ts, ev, LinkSeries::default())
             }
         };
         let cols = columns(py, ts)?;

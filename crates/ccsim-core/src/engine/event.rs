@@ -25,7 +25,27 @@ pub enum Event {
     FlowStop(u32),
     /// Record a time-series sample.
     Sample,
+    /// A UDP flow's next datagram.
+    UdpGen(u32),
+    /// A shared medium's events name a station by its number across all media (and a
+    /// generation, its low 32 bits, where a newer event supersedes older ones); see
+    /// [`crate::net::wifi`]. A station's backoff countdown may end.
+    AirAccess { station: u16, gen: u32 },
+    /// A station's transmission ends.
+    AirTxEnd(u32),
+    /// A station sends the MAC ACK it owes.
+    AirAckStart(u32),
+    /// A station's wait for a MAC ACK may time out.
+    AirAckTimeout { station: u16, gen: u32 },
+    /// A station's host CPU finishes its job.
+    AirCpuDone(u32),
+    /// Another network's frame starts or ends on a medium.
+    AirBackground(u32),
+    AirBackgroundEnd(u32),
 }
+
+// An event is as small as a time: the queue moves thousands of them per simulated second.
+const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 /// A heap entry: (time, insertion sequence) orders it.
 #[derive(Debug, Clone, Copy)]

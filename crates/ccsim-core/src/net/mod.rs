@@ -13,12 +13,17 @@
 //! decide at dequeue time will plug in). A direction without a rate ("unlimited") is a pure
 //! propagation delay; consecutive unlimited directions on a route are merged into one delay
 //! segment per flow, so a packet crossing them costs one event.
+//!
+//! A shared medium ([`wifi`]: the 802.11 DCF on a line of stations) is the third kind of
+//! element: a route crosses it station to station, and the medium decides when each frame
+//! gets the channel and whether it arrives.
 
 pub mod link;
 pub mod network;
+pub mod wifi;
 
 pub use link::{DelayLine, Link, LinkStats, Offer, QueueLimit};
-pub use network::{Hop, LinkDir, Network, Route};
+pub use network::{Hop, LinkDir, Network, Route, Step};
 
 use crate::tcp::{AckPkt, DataPkt, ACK_BYTES};
 
@@ -27,6 +32,15 @@ use crate::tcp::{AckPkt, DataPkt, ACK_BYTES};
 pub enum Packet {
     Data(DataPkt),
     Ack(AckPkt),
+    /// A UDP datagram of a constant-bit-rate flow.
+    Udp(UdpPkt),
+}
+
+/// A UDP datagram: its flow and its size on the wire (payload and IP + UDP headers).
+#[derive(Debug, Clone, Copy)]
+pub struct UdpPkt {
+    pub flow: u32,
+    pub ip_bytes: u32,
 }
 
 impl Packet {
@@ -35,6 +49,7 @@ impl Packet {
         match self {
             Packet::Data(d) => d.flow,
             Packet::Ack(a) => a.flow,
+            Packet::Udp(u) => u.flow,
         }
     }
 
@@ -44,6 +59,7 @@ impl Packet {
         match self {
             Packet::Data(d) => d.wire_bytes(),
             Packet::Ack(_) => ACK_BYTES,
+            Packet::Udp(u) => u.ip_bytes,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Nodes, link directions, delay segments and routes (see the module comment of [`crate::net`]).
 
 use super::link::{DelayLine, Link, QueueLimit};
+use super::wifi::Dcf;
 use super::Routed;
 use crate::rng::Rng;
 use crate::stats::Histogram;
@@ -76,6 +77,17 @@ pub enum Hop {
     Dir(u32),
     /// A run of consecutive unlimited directions, private to one flow's route.
     Seg(u32),
+    /// One hop over a shared medium, from one of its stations to another.
+    Air { medium: u16, from: u16, to: u16 },
+}
+
+/// One step of a path, as a topology builder gives it to [`Network::route_steps`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A link direction.
+    Dir(u32),
+    /// A hop over a medium, between two of its stations.
+    Air { medium: u16, from: u16, to: u16 },
 }
 
 /// A run of unlimited directions on one flow's route, crossed as one propagation delay.
@@ -151,6 +163,11 @@ pub struct Network {
     pub nodes: Vec<String>,
     pub dirs: Vec<LinkDir>,
     pub segs: Vec<Segment>,
+    /// Shared media (802.11 channels).
+    pub media: Vec<Dcf>,
+    /// The medium of each station, stations numbered across all media in order (events
+    /// name a station by this number).
+    pub station_medium: Vec<u16>,
 }
 
 impl Network {
@@ -167,14 +184,47 @@ impl Network {
         (self.dirs.len() - 1) as u32
     }
 
+    /// Add a shared medium whose stations stand on `nodes` (built by `make` from the index of
+    /// its first station among all stations and its own index); returns its index.
+    pub fn add_medium(&mut self, make: impl FnOnce(u32, u32) -> Dcf) -> u16 {
+        let m = self.media.len();
+        let base = self.station_medium.len() as u32;
+        let dcf = make(base, m as u32);
+        self.station_medium.extend(std::iter::repeat(m as u16).take(dcf.stations()));
+        self.media.push(dcf);
+        m as u16
+    }
+
+    /// The medium and the local index of station `g` (numbered across all media).
+    #[inline]
+    pub fn station(&self, g: u32) -> (usize, usize) {
+        let m = self.station_medium[g as usize] as usize;
+        (m, (g - self.media[m].base()) as usize)
+    }
+
     /// The route over `dirs` (consecutive directions, each starting where the previous ends):
     /// each direction with a rate is a hop of its own; each run of unlimited directions becomes
     /// one new delay segment.
     pub fn route(&mut self, dirs: &[u32]) -> Route {
-        debug_assert!(dirs.windows(2).all(|w| self.dirs[w[0] as usize].to == self.dirs[w[1] as usize].from));
-        let mut hops = Vec::with_capacity(dirs.len());
+        let steps: Vec<Step> = dirs.iter().map(|&d| Step::Dir(d)).collect();
+        self.route_steps(&steps)
+    }
+
+    /// The route over `steps`: as [`Network::route`], with hops over media kept as they are.
+    pub fn route_steps(&mut self, steps: &[Step]) -> Route {
+        let mut hops = Vec::with_capacity(steps.len());
         let mut run: Vec<u32> = Vec::new();
-        for &d in dirs {
+        for &st in steps {
+            let d = match st {
+                Step::Dir(d) => d,
+                Step::Air { medium, from, to } => {
+                    if !run.is_empty() {
+                        hops.push(self.segment(std::mem::take(&mut run)));
+                    }
+                    hops.push(Hop::Air { medium, from, to });
+                    continue;
+                }
+            };
             if self.dirs[d as usize].unlimited() {
                 run.push(d);
                 continue;
@@ -228,6 +278,7 @@ impl Network {
             .map(|h| match *h {
                 Hop::Dir(d) => self.dirs[d as usize].link.delay,
                 Hop::Seg(s) => self.segs[s as usize].line.delay,
+                Hop::Air { .. } => 0,
             })
             .sum()
     }
@@ -235,7 +286,9 @@ impl Network {
     /// Bytes held by the directions' queues and wires and the segments' lines (what grows with
     /// the packets in flight).
     pub fn heap_bytes(&self) -> usize {
-        self.dirs.iter().map(|d| d.link.heap_bytes()).sum::<usize>() + self.segs.iter().map(|s| s.line.heap_bytes()).sum::<usize>()
+        self.dirs.iter().map(|d| d.link.heap_bytes()).sum::<usize>()
+            + self.segs.iter().map(|s| s.line.heap_bytes()).sum::<usize>()
+            + self.media.iter().map(|m| m.heap_bytes()).sum::<usize>()
     }
 
     /// Conservation on every direction and segment: in = out + dropped + lost + in flight.

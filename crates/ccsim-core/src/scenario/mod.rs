@@ -13,8 +13,8 @@ use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
 use crate::topology::general::{Buffer, DirSpec, LinkSpec, Topology};
 use units::{Size, UnitError};
-use crate::wireless::dcf::{Host, WFlow, WFlowKind, WirelessConfig};
-use crate::wireless::phy::{profile, PROFILES};
+use crate::net::wifi::phy::{profile, PROFILES};
+use crate::net::wifi::{Host, WirelessConfig};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -780,6 +780,25 @@ impl AnyScenario {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub enum WFlowKind {
+    /// Constant bit rate UDP: `pps` datagrams per second of `size` payload bytes.
+    Udp { pps: f64, size: u32 },
+    Tcp { cc: String, params: Params, tcp: TcpConfig, size: Option<u64> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+/// A flow of the `[wireless]` line, between two of its stations.
+pub struct WFlow {
+    /// Index of the `[[flows]]` entry the flow came from.
+    pub group: usize,
+    pub src: usize,
+    pub dst: usize,
+    pub start: Time,
+    pub stop: Option<Time>,
+    pub kind: WFlowKind,
+}
+
 /// A multi-hop 802.11 line (the `[wireless]` table in place of `[bottleneck]`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WirelessScenario {
@@ -812,7 +831,7 @@ pub const INDOOR_LOAD: f64 = 0.3;
 /// ...and this fraction of data frames is lost to noise.
 pub const INDOOR_FER: f64 = 0.05;
 
-/// Named host processing profiles (see `wireless::dcf::Host`).
+/// Named host processing profiles (see `net::wifi::Host`).
 pub const HOSTS: &[&str] = &["none", "rpi3"];
 fn host_profile(name: &str) -> Option<Host> {
     match name {

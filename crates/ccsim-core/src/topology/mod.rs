@@ -6,10 +6,12 @@
 //!   an access link into one router, one bottleneck from the router to the receiver, ACKs back
 //!   over pure propagation delays.
 //! - [`general`]: `[[links]]`: any nodes and links, flows along a given or the fewest-hop path,
-//!   ACKs back along the same links.
+//!   ACKs back along the same links; `[[wifi]]` lines of stations on shared media beside them.
+//! - [`line`]: the `[wireless]` line: stations on one 802.11 medium, flows between any two.
 
 pub mod dumbbell;
 pub mod general;
+pub mod line;
 
 use crate::net::{Network, Route};
 
