@@ -354,6 +354,15 @@ def _print_summary(result: Result) -> None:
             f"drops {sum(ln.get('drops', 0) for ln in d['links']):,} buffer + "
             f"{sum(ln.get('random_losses', 0) for ln in d['links']):,} random (all links)"
         )
+        st = d.get("stations") or []
+        if st:
+            attempts = sum(s.get("tx_attempts", 0) for s in st)
+            timeouts = sum(s.get("ack_timeouts", 0) for s in st)
+            network += (
+                f" | Wi-Fi {len(st)} stations: MAC retries {100 * timeouts / attempts if attempts else 0:.1f}% of attempts, "
+                f"queue drops {sum(s.get('queue_drops', 0) for s in st):,}, "
+                f"retry drops {sum(s.get('retry_drops', 0) for s in st):,}"
+            )
     else:
         bn = d.get("bottleneck", {}) or {}
         util = bn.get("utilization")

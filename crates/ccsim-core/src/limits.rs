@@ -206,7 +206,8 @@ pub fn estimate_dumbbell(sc: &Scenario, timeseries: bool) -> MemoryEstimate {
 
 /// The memory a `[[links]]` run needs: the dumbbell's parts, with the packets every direction
 /// with a rate can hold (its buffer, or what it carries in the whole run if unlimited, plus its
-/// wire's bandwidth-delay product) and a time-series row per buffered direction and sample.
+/// wire's bandwidth-delay product) and every `[[wifi]]` station's queue, and a time-series row
+/// per buffered direction and sample.
 fn estimate_links(sc: &Scenario, topo: &Topology, timeseries: bool) -> MemoryEstimate {
     let n = sc.flows.len() as u64;
     let min_wire = sc.flows.iter().map(|f| f.tcp.mss + HEADER_BYTES).min().unwrap_or(1500);
@@ -231,6 +232,13 @@ fn estimate_links(sc: &Scenario, topo: &Topology, timeseries: bool) -> MemoryEst
             buffered += 1;
         }
         packets = packets.saturating_add(queue.saturating_add(packets_at(d.rate_bps, d.delay, min_wire)).min(carried));
+    }
+    // Each Wi-Fi station's interface queue and host backlog can fill (as on the line).
+    for w in &topo.wifi {
+        let c = &w.config;
+        let backlog = if c.host.enabled() { c.host.backlog as u64 } else { 0 };
+        packets = packets.saturating_add(mul(w.stations.len() as u64, c.queue_pkts as u64 + backlog));
+        max_rate = max_rate.max(c.phy.data_rate_bps);
     }
     let windows: u64 = sc.flows.iter().map(|f| f.tcp.initial_cwnd as u64).sum();
     let rows = samples(sc.duration, sc.sample_interval);

@@ -14,6 +14,9 @@ pub mod stream {
     pub const FLOW_BASE: u64 = 1 << 20;
     /// Random loss of the directions of `[[links]]`: `LINK_BASE + 2 * link + direction`.
     pub const LINK_BASE: u64 = 1 << 40;
+    /// The Wi-Fi media of `[[wifi]]`: `MEDIUM_BASE + 2 * line` (backoffs, frame errors) and
+    /// `+ 1` (background frames).
+    pub const MEDIUM_BASE: u64 = 1 << 41;
     pub const FLOW_STRIDE: u64 = 16;
     /// Per-flow sub-streams (offset within a flow's block).
     pub const CC: u64 = 0;

@@ -96,6 +96,19 @@ pub struct Summary {
     /// One line each: conditions a user should know about (e.g. a flow limited by its own
     /// access link rather than the bottleneck). Never errors.
     pub warnings: Vec<String>,
+    /// Every station of the network's Wi-Fi media (`[[wifi]]`), in order; absent without one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stations: Vec<StationSummary>,
+}
+
+/// A station of a shared medium: which medium (the `[[wifi]]` entry) and node, and its MAC and
+/// host counters.
+#[derive(Debug, Clone, Serialize)]
+pub struct StationSummary {
+    pub medium: usize,
+    pub node: String,
+    #[serde(flatten)]
+    pub stats: crate::net::wifi::StationStats,
 }
 
 /// Columns of the time series, all the same length.

@@ -11,7 +11,7 @@ use crate::cc::{self, Params};
 use crate::limits::MAX_TOTAL_FLOWS;
 use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
-use crate::topology::general::{Buffer, DirSpec, LinkSpec, Topology};
+use crate::topology::general::{Buffer, DirSpec, LinkSpec, Topology, WifiSpec};
 use units::{Size, UnitError};
 use crate::net::wifi::phy::{profile, PROFILES};
 use crate::net::wifi::{Host, WirelessConfig};
@@ -268,7 +268,14 @@ pub const MAX_UDP_PPS: f64 = 1e7;
 /// Seeds are accepted in [0, 2^63 - 1] everywhere (TOML integers are signed 64-bit).
 pub const MAX_SEED: u64 = i64::MAX as u64;
 
-const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval", "bottleneck", "links", "tcp", "flows"];
+const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval", "bottleneck", "links", "wifi", "tcp", "flows"];
+/// Keys of a `[[wifi]]` entry: its stations and the `[wireless]` table's channel settings.
+const WIFI_KEYS: &[&str] = &[
+    "stations", "profile", "environment", "queue", "rx_reach", "cs_reach", "if_reach", "retry_limit", "fer", "background_load", "background_frame",
+    "host", "rts_cts",
+];
+/// Most stations over all `[[wifi]]` lines (events name a station by a 16-bit number).
+pub const MAX_STATIONS: usize = 65_535;
 const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse"];
 const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss"];
 const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss"];
@@ -844,13 +851,116 @@ fn host_profile(name: &str) -> Option<Host> {
     }
 }
 
+/// The 802.11 settings of a `[wireless]` table or a `[[wifi]]` entry (all keys but `hops` and
+/// `stations`), for a line of `hops + 1` stations; fills `wn`, the normalised table.
+fn wifi_config(w: &Table, hops: usize, wn: &mut Map<String, Value>) -> Result<WirelessConfig, ScenarioError> {
+    let pv = w.get("profile").cloned().unwrap_or(Value::from("80211n-20mhz"));
+    let pname = as_str(&w.p("profile"), &pv, &PROFILES.join(", "))?;
+    let Some(phy) = profile(pname) else {
+        return err(&w.p("profile"), format!("unknown profile {}; accepted: {}", show(&pv), PROFILES.join(", ")));
+    };
+    wn.insert("profile".into(), pv.clone());
+    let mut cfg = WirelessConfig::new(hops, phy);
+    let ev = w.get("environment").cloned().unwrap_or(Value::from("darkroom"));
+    let ename = as_str(&w.p("environment"), &ev, &ENVIRONMENTS.join(", "))?;
+    let Some((load, fer, bg_frame)) = environment(ename) else {
+        return err(&w.p("environment"), format!("unknown environment {}; accepted: {}", show(&ev), ENVIRONMENTS.join(", ")));
+    };
+    wn.insert("environment".into(), ev.clone());
+    cfg.background_load = load;
+    cfg.fer = fer;
+    cfg.background_frame = bg_frame;
+    if let Some(x) = w.get("background_load") {
+        cfg.background_load = float_in(&w.p("background_load"), x, 0.0, 0.95, "a fraction of airtime in [0, 0.95]")?;
+    }
+    if let Some(x) = w.get("fer") {
+        cfg.fer = float_in(&w.p("fer"), x, 0.0, 1.0, "a probability in [0, 1]")?;
+    }
+    if let Some(x) = w.get("background_frame") {
+        cfg.background_frame = time_in(&w.p("background_frame"), x, crate::time::US, SEC, "a time from 1us to 1s")?;
+    }
+    wn.insert("background_load".into(), Value::from(cfg.background_load));
+    wn.insert("fer".into(), Value::from(cfg.fer));
+    wn.insert("background_frame".into(), w.get("background_frame").cloned().unwrap_or(Value::from(format!("{}us", cfg.background_frame / crate::time::US))));
+    if let Some(x) = w.get("queue") {
+        cfg.queue_pkts = int_in(&w.p("queue"), x, 1, 1_000_000)? as usize;
+    }
+    wn.insert("queue".into(), Value::from(cfg.queue_pkts));
+    if let Some(x) = w.get("retry_limit") {
+        cfg.retry_limit = int_in(&w.p("retry_limit"), x, 1, 255)? as u32;
+    }
+    wn.insert("retry_limit".into(), Value::from(cfg.retry_limit));
+    if let Some(x) = w.get("rx_reach") {
+        cfg.rx_reach = int_in(&w.p("rx_reach"), x, 1, 64)? as usize;
+    }
+    if let Some(x) = w.get("cs_reach") {
+        cfg.cs_reach = int_in(&w.p("cs_reach"), x, cfg.rx_reach as i64, 64)? as usize;
+    }
+    if let Some(x) = w.get("if_reach") {
+        cfg.if_reach = int_in(&w.p("if_reach"), x, cfg.rx_reach as i64, 64)? as usize;
+    }
+    if cfg.cs_reach < cfg.rx_reach {
+        return err(&w.p("rx_reach"), format!("{} is beyond cs_reach = {}; a station senses every frame it can decode", cfg.rx_reach, cfg.cs_reach));
+    }
+    if cfg.if_reach < cfg.rx_reach {
+        return err(&w.p("rx_reach"), format!("{} is beyond if_reach = {}; a frame that can be decoded also interferes", cfg.rx_reach, cfg.if_reach));
+    }
+    wn.insert("rx_reach".into(), Value::from(cfg.rx_reach));
+    wn.insert("cs_reach".into(), Value::from(cfg.cs_reach));
+    wn.insert("if_reach".into(), Value::from(cfg.if_reach));
+    if let Some(x) = w.get("rts_cts") {
+        if boolean(&w.p("rts_cts"), x)? {
+            return err(&w.p("rts_cts"), "true is not supported: RTS/CTS is not modelled; accepted: false");
+        }
+    }
+    wn.insert("rts_cts".into(), Value::from(false));
+    let hv = w.get("host").cloned().unwrap_or(Value::from("none"));
+    cfg.host = match &hv {
+        Value::String(sn) => match host_profile(sn) {
+            Some(h) => h,
+            None => return err(&w.p("host"), format!("unknown host profile {}; accepted: {} or a table with ingress, egress and backlog", show(&hv), HOSTS.join(", "))),
+        },
+        Value::Object(_) => {
+            let h = Table::new(&w.p("host"), &hv, HOST_KEYS)?;
+            h.check_unknown()?;
+            let mut host = Host::none();
+            if let Some(x) = h.get("ingress") {
+                host.ingress = time_in(&h.p("ingress"), x, 0, SEC, "a time from 0s to 1s")?;
+            }
+            if let Some(x) = h.get("egress") {
+                host.egress = time_in(&h.p("egress"), x, 0, SEC, "a time from 0s to 1s")?;
+            }
+            if let Some(x) = h.get("backlog") {
+                host.backlog = int_in(&h.p("backlog"), x, 1, 1_000_000)? as usize;
+            }
+            host
+        }
+        _ => return err(&w.p("host"), format!("expected a string or a table, got {}; accepted: {} or a table with ingress, egress and backlog", show(&hv), HOSTS.join(", "))),
+    };
+    wn.insert(
+        "host".into(),
+        serde_json::json!({
+            "ingress": format!("{}ns", cfg.host.ingress),
+            "egress": format!("{}ns", cfg.host.egress),
+            "backlog": cfg.host.backlog,
+        }),
+    );
+
+    Ok(cfg)
+}
+
 impl WirelessScenario {
     pub fn from_value(v: &Value) -> Result<WirelessScenario, ScenarioError> {
         let mut keys = TOP_KEYS.to_vec();
         keys.push("wireless");
-        keys.retain(|k| *k != "bottleneck");
+        keys.retain(|k| !["bottleneck", "links", "wifi"].contains(k));
         if v.get("bottleneck").is_some() {
             return err("bottleneck", "a scenario has either a [bottleneck] (dumbbell) or a [wireless] table, not both");
+        }
+        for k in ["links", "wifi"] {
+            if v.get(k).is_some() {
+                return err(k, "not used with a [wireless] line; for Wi-Fi hops beside wired links, give [[links]] and [[wifi]] lines without [wireless]");
+            }
         }
         let top = Table::new("", v, &keys)?;
         top.check_unknown()?;
@@ -861,98 +971,7 @@ impl WirelessScenario {
         let mut wn = Map::new();
         let hops = int_in("wireless.hops", w.require("hops", "an integer in [1, 64]")?, 1, 64)? as usize;
         wn.insert("hops".into(), Value::from(hops));
-        let pv = w.get("profile").cloned().unwrap_or(Value::from("80211n-20mhz"));
-        let pname = as_str("wireless.profile", &pv, &PROFILES.join(", "))?;
-        let Some(phy) = profile(pname) else {
-            return err("wireless.profile", format!("unknown profile {}; accepted: {}", show(&pv), PROFILES.join(", ")));
-        };
-        wn.insert("profile".into(), pv.clone());
-        let mut cfg = WirelessConfig::new(hops, phy);
-        let ev = w.get("environment").cloned().unwrap_or(Value::from("darkroom"));
-        let ename = as_str("wireless.environment", &ev, &ENVIRONMENTS.join(", "))?;
-        let Some((load, fer, bg_frame)) = environment(ename) else {
-            return err("wireless.environment", format!("unknown environment {}; accepted: {}", show(&ev), ENVIRONMENTS.join(", ")));
-        };
-        wn.insert("environment".into(), ev.clone());
-        cfg.background_load = load;
-        cfg.fer = fer;
-        cfg.background_frame = bg_frame;
-        if let Some(x) = w.get("background_load") {
-            cfg.background_load = float_in("wireless.background_load", x, 0.0, 0.95, "a fraction of airtime in [0, 0.95]")?;
-        }
-        if let Some(x) = w.get("fer") {
-            cfg.fer = float_in("wireless.fer", x, 0.0, 1.0, "a probability in [0, 1]")?;
-        }
-        if let Some(x) = w.get("background_frame") {
-            cfg.background_frame = time_in("wireless.background_frame", x, crate::time::US, SEC, "a time from 1us to 1s")?;
-        }
-        wn.insert("background_load".into(), Value::from(cfg.background_load));
-        wn.insert("fer".into(), Value::from(cfg.fer));
-        wn.insert("background_frame".into(), w.get("background_frame").cloned().unwrap_or(Value::from(format!("{}us", cfg.background_frame / crate::time::US))));
-        if let Some(x) = w.get("queue") {
-            cfg.queue_pkts = int_in("wireless.queue", x, 1, 1_000_000)? as usize;
-        }
-        wn.insert("queue".into(), Value::from(cfg.queue_pkts));
-        if let Some(x) = w.get("retry_limit") {
-            cfg.retry_limit = int_in("wireless.retry_limit", x, 1, 255)? as u32;
-        }
-        wn.insert("retry_limit".into(), Value::from(cfg.retry_limit));
-        if let Some(x) = w.get("rx_reach") {
-            cfg.rx_reach = int_in("wireless.rx_reach", x, 1, 64)? as usize;
-        }
-        if let Some(x) = w.get("cs_reach") {
-            cfg.cs_reach = int_in("wireless.cs_reach", x, cfg.rx_reach as i64, 64)? as usize;
-        }
-        if let Some(x) = w.get("if_reach") {
-            cfg.if_reach = int_in("wireless.if_reach", x, cfg.rx_reach as i64, 64)? as usize;
-        }
-        if cfg.cs_reach < cfg.rx_reach {
-            return err("wireless.rx_reach", format!("{} is beyond cs_reach = {}; a station senses every frame it can decode", cfg.rx_reach, cfg.cs_reach));
-        }
-        if cfg.if_reach < cfg.rx_reach {
-            return err("wireless.rx_reach", format!("{} is beyond if_reach = {}; a frame that can be decoded also interferes", cfg.rx_reach, cfg.if_reach));
-        }
-        wn.insert("rx_reach".into(), Value::from(cfg.rx_reach));
-        wn.insert("cs_reach".into(), Value::from(cfg.cs_reach));
-        wn.insert("if_reach".into(), Value::from(cfg.if_reach));
-        if let Some(x) = w.get("rts_cts") {
-            if boolean("wireless.rts_cts", x)? {
-                return err("wireless.rts_cts", "true is not supported: RTS/CTS is not modelled; accepted: false");
-            }
-        }
-        wn.insert("rts_cts".into(), Value::from(false));
-        let hv = w.get("host").cloned().unwrap_or(Value::from("none"));
-        cfg.host = match &hv {
-            Value::String(sn) => match host_profile(sn) {
-                Some(h) => h,
-                None => return err("wireless.host", format!("unknown host profile {}; accepted: {} or a table with ingress, egress and backlog", show(&hv), HOSTS.join(", "))),
-            },
-            Value::Object(_) => {
-                let h = Table::new("wireless.host", &hv, HOST_KEYS)?;
-                h.check_unknown()?;
-                let mut host = Host::none();
-                if let Some(x) = h.get("ingress") {
-                    host.ingress = time_in("wireless.host.ingress", x, 0, SEC, "a time from 0s to 1s")?;
-                }
-                if let Some(x) = h.get("egress") {
-                    host.egress = time_in("wireless.host.egress", x, 0, SEC, "a time from 0s to 1s")?;
-                }
-                if let Some(x) = h.get("backlog") {
-                    host.backlog = int_in("wireless.host.backlog", x, 1, 1_000_000)? as usize;
-                }
-                host
-            }
-            _ => return err("wireless.host", format!("expected a string or a table, got {}; accepted: {} or a table with ingress, egress and backlog", show(&hv), HOSTS.join(", "))),
-        };
-        wn.insert(
-            "host".into(),
-            serde_json::json!({
-                "ingress": format!("{}ns", cfg.host.ingress),
-                "egress": format!("{}ns", cfg.host.egress),
-                "backlog": cfg.host.backlog,
-            }),
-        );
-
+        let cfg = wifi_config(&w, hops, &mut wn)?;
         let (parsed, flows_norm) = parse_flows(&top, &c, FlowsOn::Wireless(hops))?;
         let flows = parsed
             .into_iter()
@@ -1118,6 +1137,76 @@ fn parse_links(top: &Table) -> Result<(Topology, Vec<Value>), ScenarioError> {
     Ok((topo, norms))
 }
 
+/// `[[wifi]]`: lines of stations on shared 802.11 channels, added to `topo` (new node names
+/// join its nodes); returns the normalised entries.
+fn parse_wifi(top: &Table, topo: &mut Topology) -> Result<Vec<Value>, ScenarioError> {
+    let Some(wv) = top.get("wifi") else { return Ok(Vec::new()) };
+    let Value::Array(entries) = wv else {
+        return err("wifi", format!("expected an array of tables ([[wifi]]), got {}", show(wv)));
+    };
+    if entries.is_empty() {
+        return err("wifi", "empty; accepted: one or more [[wifi]] tables, each a line of stations");
+    }
+    let mut norms = Vec::with_capacity(entries.len());
+    let mut total = 0;
+    for (i, e) in entries.iter().enumerate() {
+        let wp = format!("wifi[{i}]");
+        let t = Table::new(&wp, e, WIFI_KEYS)?;
+        t.check_unknown()?;
+        let help = "2 to 65 node names, the stations in line order (one hop apart), e.g. [\"ap\", \"relay\", \"phone\"]";
+        let sv = t.require("stations", help)?;
+        let items = match sv {
+            Value::Array(a) if (2..=65).contains(&a.len()) => a,
+            _ => return err(&t.p("stations"), format!("expected {help}, got {}", show(sv))),
+        };
+        let mut stations: Vec<u32> = Vec::with_capacity(items.len());
+        for (k, x) in items.iter().enumerate() {
+            let kp = format!("{}[{k}]", t.p("stations"));
+            let name = as_str(&kp, x, "a node name")?;
+            if name.is_empty() {
+                return err(&kp, "an empty node name; accepted: any non-empty string");
+            }
+            let n = match topo.node(name) {
+                Some(n) => n,
+                None => {
+                    topo.nodes.push(name.to_string());
+                    (topo.nodes.len() - 1) as u32
+                }
+            };
+            if stations.contains(&n) {
+                return err(&kp, format!("\"{name}\" appears twice; accepted: a line of distinct stations"));
+            }
+            if let Some(&prev) = stations.last() {
+                let joined = if let Some((j, _)) = topo.link_between(prev, n) {
+                    Some(format!("links[{j}]"))
+                } else {
+                    topo.hop_between(prev, n).map(|c| match c {
+                        crate::topology::general::Crossing::Air { wifi, .. } => format!("wifi[{wifi}]"),
+                        crate::topology::general::Crossing::Link(j, _) => format!("links[{j}]"),
+                    })
+                };
+                if let Some(other) = joined {
+                    return err(
+                        &kp,
+                        format!("\"{}\" and \"{name}\" are already joined by {other}; accepted: one link or Wi-Fi hop per pair of nodes", topo.nodes[prev as usize]),
+                    );
+                }
+            }
+            stations.push(n);
+        }
+        total += stations.len();
+        if total > MAX_STATIONS {
+            return err(&t.p("stations"), format!("brings the stations of all [[wifi]] lines to {total}; accepted: at most {MAX_STATIONS}"));
+        }
+        let mut wn = Map::new();
+        wn.insert("stations".into(), sv.clone());
+        let config = wifi_config(&t, stations.len() - 1, &mut wn)?;
+        topo.wifi.push(WifiSpec { stations, config });
+        norms.push(Value::Object(wn));
+    }
+    Ok(norms)
+}
+
 /// A flow's node path on `topo`: its `path` checked, or the fewest-hop one.
 fn flow_path(topo: &Topology, gp: &str, ends: &Ends) -> Result<Vec<u32>, ScenarioError> {
     let node = |field: &str, name: &str| {
@@ -1145,10 +1234,13 @@ fn flow_path(topo: &Topology, gp: &str, ends: &Ends) -> Result<Vec<u32>, Scenari
             return err(&format!("{pp}[{k}]"), format!("\"{name}\" appears twice; accepted: a path that visits each node once"));
         }
         if let Some(&prev) = path.last() {
-            if topo.link_between(prev, n).is_none() {
+            if topo.hop_between(prev, n).is_none() {
                 return err(
                     &format!("{pp}[{k}]"),
-                    format!("no link between \"{}\" and \"{name}\"; accepted: a path along [[links]]", topo.nodes[prev as usize]),
+                    format!(
+                        "no link or Wi-Fi hop between \"{}\" and \"{name}\"; accepted: a path along [[links]] (and neighbouring stations of [[wifi]])",
+                        topo.nodes[prev as usize]
+                    ),
                 );
             }
         }
@@ -1172,7 +1264,8 @@ impl Scenario {
         if top.get("bottleneck").is_some() {
             return err("bottleneck", "give either [bottleneck] (a dumbbell) or [[links]] (any network), not both");
         }
-        let (topology, links_norm) = parse_links(top)?;
+        let (mut topology, links_norm) = if top.get("links").is_some() { parse_links(top)? } else { (Topology::default(), Vec::new()) };
+        let wifi_norm = parse_wifi(top, &mut topology)?;
         let mut paths = Vec::with_capacity(parsed.len());
         for p in &parsed {
             let gp = format!("flows[{}]", p.cfg.group);
@@ -1186,7 +1279,12 @@ impl Scenario {
             paths.push(path);
         }
         let mut norm = std::mem::take(&mut c.norm);
-        norm.insert("links".into(), Value::Array(links_norm));
+        if top.get("links").is_some() {
+            norm.insert("links".into(), Value::Array(links_norm));
+        }
+        if !wifi_norm.is_empty() {
+            norm.insert("wifi".into(), Value::Array(wifi_norm));
+        }
         norm.insert("tcp".into(), Value::Object(std::mem::take(&mut c.tcp_norm)));
         norm.insert("flows".into(), Value::Array(flows_norm));
         Ok(Scenario {
@@ -1214,7 +1312,7 @@ impl Scenario {
         let top = Table::new("", v, TOP_KEYS)?;
         top.check_unknown()?;
         let mut c = parse_common(&top)?;
-        let on = if top.get("links").is_some() { FlowsOn::Links } else { FlowsOn::Dumbbell };
+        let on = if top.get("links").is_some() || top.get("wifi").is_some() { FlowsOn::Links } else { FlowsOn::Dumbbell };
         let (parsed, flows_norm) = parse_flows(&top, &c, on)?;
         if on == FlowsOn::Links {
             return Scenario::with_links(&top, c, parsed, flows_norm);
