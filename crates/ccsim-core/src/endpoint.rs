@@ -1,10 +1,9 @@
 //! A TCP flow's two ends as a run loop drives them: the [`Sender`] and [`Receiver`] with their
 //! lazy timers (RTO, RACK, delayed ACK, pacing), the send loop (cwnd, receive window and pacing
 //! gate, ending with Linux's tcp_cwnd_validate), ACK and data arrival, and the hand-off of the
-//! algorithm's events to the run's event log. Every run loop (the network's in [`crate::sim`],
-//! the 802.11 line's in [`crate::wireless`]) drives its TCP flows through [`Driver`], so they
-//! behave alike by construction: a loop supplies only its event type, how a segment or an ACK
-//! leaves the host, and how a flow ends.
+//! algorithm's events to the run's event log. The run loop ([`crate::sim`], for every network:
+//! links, media, the 802.11 line) drives its TCP flows through [`Driver`]: it supplies only its
+//! event type, how a segment or an ACK leaves the host, and how a flow ends.
 
 use crate::cc::{self, Params};
 use crate::event::EventQueue;
