@@ -38,7 +38,7 @@ BAD = [
     # (edit, field, words in the message)
     (lambda d: d["flows"][0].update(src="q"), "flows[0].src", ['unknown node "q"', '"a", "r1"']),
     (lambda d: d["flows"][0].update(path=["a", "r1", "x", "b"]), "flows[0].path[2]", ['unknown node "x"']),
-    (lambda d: d["flows"][0].update(path=["a", "r2", "b"]), "flows[0].path[1]", ['no link between "a" and "r2"']),
+    (lambda d: d["flows"][0].update(path=["a", "r2", "b"]), "flows[0].path[1]", ['no link or Wi-Fi hop between "a" and "r2"']),
     (lambda d: d["flows"][0].update(dst="z1"), "flows[0].dst", ['no route from "a" to "z1"']),
     (lambda d: d["links"].append({"between": ["r1", "r1"], "rate": "1Gbps", "delay": "1ms"}), "links[4].between",
      ["links a node to itself"]),
