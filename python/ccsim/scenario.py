@@ -212,6 +212,22 @@ class Scenario:
         flow.update(_drop_none(fields))
         return self._append_flow(flow)
 
+    def add_link(self, a: str, b: str, rate: str, delay: str, **fields: Any) -> Scenario:
+        """Append a ``[[links]]`` entry joining nodes ``a`` and ``b`` (full duplex): ``rate``
+        (or ``"unlimited"``) and ``delay``; other keywords (buffer, loss, reverse) as given.
+        Returns self."""
+        link: dict[str, Any] = {"between": [a, b], "rate": rate, "delay": delay}
+        link.update(_drop_none(fields))
+        return self._append("links", link)
+
+    def add_wifi(self, stations: list[str], **fields: Any) -> Scenario:
+        """Append a ``[[wifi]]`` entry: ``stations``, node names in line order sharing one
+        802.11 channel; other keywords are the ``[wireless]`` table's (profile, environment,
+        queue, fer, host, ...). Returns self."""
+        wifi: dict[str, Any] = {"stations": list(stations)}
+        wifi.update(_drop_none(fields))
+        return self._append("wifi", wifi)
+
     def tcp(self, **fields: Any) -> Scenario:
         """Set fields of ``[tcp]`` (mss, delayed_ack, min_rto, ...). Returns self."""
         self._table("tcp").update(_drop_none(fields))
@@ -231,10 +247,13 @@ class Scenario:
         return self._append_flow(flow)
 
     def _append_flow(self, flow: dict[str, Any]) -> Scenario:
-        flows = self._data.setdefault("flows", [])
-        if not isinstance(flows, list):
-            raise ScenarioError(f"flows: expected an array of tables; got {_short_repr(flows)}")
-        flows.append(flow)
+        return self._append("flows", flow)
+
+    def _append(self, name: str, entry: dict[str, Any]) -> Scenario:
+        entries = self._data.setdefault(name, [])
+        if not isinstance(entries, list):
+            raise ScenarioError(f"{name}: expected an array of tables; got {_short_repr(entries)}")
+        entries.append(entry)
         return self
 
     def set(self, **fields: Any) -> Scenario:

@@ -178,3 +178,13 @@ def test_a_mixed_network_gives_the_same_result_in_another_process():
         d.pop("wall_seconds")
     assert here == other
     assert here["stations"] and here["flows"][0]["bytes_acked"] > 0
+
+
+def test_the_builder_writes_links_and_wifi_entries():
+    sc = (ccsim.Scenario(duration="10s", seed=1)
+          .add_link("server", "router", "1Gbps", "10ms", buffer="1bdp")
+          .add_link("router", "ap", "20Mbps", "5ms", buffer="1bdp")
+          .add_wifi(["ap", "relay", "phone"], profile="80211g")
+          .add_flow("cubic", src="server", dst="phone"))
+    assert sc.to_dict() == MIXED
+    assert ccsim.run(sc).flows[0]["bytes_acked"] == ccsim.run(MIXED).flows[0]["bytes_acked"]
