@@ -11,6 +11,7 @@
 //   PrrSackRecovery       --recovery=prr-sack     (cause A in docs/validation.md)
 //   LinuxRateSampler      --rateSampler=linux     (cause B)
 //   TcpNewRenoFlightSize  --cc=newreno-flightsize (cause D)
+//   SetCcsimTcpDefaults   the TCP attribute defaults both programs set
 //   CcTypeName, SplitCommaList, JsonString, PeakRssMb: small helpers
 //
 // Each class says what it changes and why where it is defined. Everything sits in an
@@ -666,5 +667,42 @@ ConnectFlowTracer(Ptr<BulkSendApplication> app, FlowTracer* tr, bool linuxRateSa
     sock->TraceConnectWithoutContext("PacingRate", MakeCallback(&FlowTracer::OnPacing, tr));
 }
 
+
+/// The TCP defaults both programs set to match ccsim's TCP (attribute names checked against
+/// the 3.44 TypeIds): MSS, socket buffers, delayed ACKs, IW 10, SACK, timestamps, window
+/// scaling, the RTO floor and clock granularity, no pacing, and the recovery algorithm
+/// (`prr`: ns-3's default; `classic`; `prr-sack`: PrrSackRecovery above).
+void
+SetCcsimTcpDefaults(uint32_t mss,
+                    uint32_t bufBytes,
+                    uint32_t delAckCount,
+                    const std::string& delAckTimeout,
+                    const std::string& minRto,
+                    const std::string& clockGranularity,
+                    const std::string& recovery)
+{
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(bufBytes));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(bufBytes));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Time(delAckTimeout)));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(minRto)));
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(Time(clockGranularity)));
+    if (recovery == "classic")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
+    }
+    else if (recovery == "prr-sack")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(PrrSackRecovery::GetTypeId()));
+    }
+}
 
 } // namespace

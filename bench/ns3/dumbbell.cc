@@ -240,29 +240,8 @@ main(int argc, char* argv[])
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
 
-    // ---- TCP defaults (attribute names checked against the 3.44 TypeIds) ----
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(bufBytes));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(bufBytes));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Time(delAckTimeout)));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(minRto)));
-    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(Time(clockGranularity)));
-    if (recovery == "classic")
-    {
-        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                           TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
-    }
-    else if (recovery == "prr-sack")
-    {
-        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                           TypeIdValue(PrrSackRecovery::GetTypeId()));
-    }
+    // ---- TCP defaults (ccsim-tcp.h) ----
+    SetCcsimTcpDefaults(mss, bufBytes, delAckCount, delAckTimeout, minRto, clockGranularity, recovery);
 
     // ---- topology ----
     NodeContainer senders;
