@@ -116,3 +116,25 @@ def build_ns3_and_load(build_sh: Path, run_py: Path, module_name: str):
     sys.modules[spec.name] = mod  # dataclasses need the module registered
     spec.loader.exec_module(mod)
     return mod
+
+
+def assert_one_line_error(runner, tmp_path: Path, scenario: dict[str, Any], field: str, words: list[str]) -> None:
+    """A bad ``scenario`` is one line naming ``field`` (and containing ``words``) through the
+    CLI, with exit status 2, and the same message as a ``ccsim.ScenarioError`` from Python."""
+    import pytest
+
+    import ccsim
+    from ccsim.cli import cli
+
+    path = tmp_path / "net.toml"
+    path.write_text(to_toml(scenario), encoding="utf-8")
+    res = runner.invoke(cli, ["run", str(path)])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.stderr.splitlines() if ln]
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith(f"error: {path}: {field}: "), lines[0]
+    for w in words:
+        assert w in lines[0], lines[0]
+    with pytest.raises(ccsim.ScenarioError) as err:
+        ccsim.run(scenario)
+    assert str(err.value) == lines[0][len(f"error: {path}: "):]

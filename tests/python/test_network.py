@@ -14,7 +14,7 @@ import pytest
 import ccsim
 from ccsim.cli import cli
 
-from _support import EXAMPLES, to_toml
+from _support import EXAMPLES, assert_one_line_error
 
 LINE = {
     "duration": "5s",
@@ -59,19 +59,7 @@ BAD = [
 
 @pytest.mark.parametrize("edit, field, words", BAD, ids=[b[1] + ":" + b[2][0][:20] for b in BAD])
 def test_bad_topology_is_one_line_naming_the_field(tmp_path, runner, edit, field, words):
-    d = _edit(edit)
-    path = tmp_path / "net.toml"
-    path.write_text(to_toml(d), encoding="utf-8")
-    res = runner.invoke(cli, ["run", str(path)])
-    assert res.exit_code == 2, res.output
-    lines = [ln for ln in res.stderr.splitlines() if ln]
-    assert len(lines) == 1, res.stderr
-    assert lines[0].startswith(f"error: {path}: {field}: "), lines[0]
-    for w in words:
-        assert w in lines[0], lines[0]
-    with pytest.raises(ccsim.ScenarioError) as err:
-        ccsim.run(d)
-    assert str(err.value) == lines[0][len(f"error: {path}: "):]
+    assert_one_line_error(runner, tmp_path, _edit(edit), field, words)
 
 
 def test_the_default_path_is_in_the_normalised_scenario():
