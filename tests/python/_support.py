@@ -138,3 +138,23 @@ def assert_one_line_error(runner, tmp_path: Path, scenario: dict[str, Any], fiel
     with pytest.raises(ccsim.ScenarioError) as err:
         ccsim.run(scenario)
     assert str(err.value) == lines[0][len(f"error: {path}: "):]
+
+
+def results_here_and_in_another_process(toml_text: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The summary of the scenario ``toml_text`` run with ``seed`` in this process and in a new
+    Python process, ``wall_seconds`` removed from both."""
+    import tomllib
+
+    import ccsim
+
+    here = ccsim.run(ccsim.Scenario.from_dict(tomllib.loads(toml_text)), seed=seed).to_dict()
+    code = (
+        "import json, sys, tomllib, ccsim\n"
+        f"d = ccsim.run(ccsim.Scenario.from_dict(tomllib.loads(sys.stdin.read())), seed={seed}).to_dict()\n"
+        "print(json.dumps(d))\n"
+    )
+    other = json.loads(subprocess.run([sys.executable, "-c", code], input=toml_text, capture_output=True, text=True,
+                                      check=True).stdout)
+    for d in (here, other):
+        d.pop("wall_seconds")
+    return here, other

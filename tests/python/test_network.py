@@ -5,16 +5,13 @@ process or several."""
 from __future__ import annotations
 
 import copy
-import json
-import subprocess
-import sys
 
 import pytest
 
 import ccsim
 from ccsim.cli import cli
 
-from _support import EXAMPLES, assert_one_line_error
+from _support import EXAMPLES, assert_one_line_error, results_here_and_in_another_process
 
 LINE = {
     "duration": "5s",
@@ -91,16 +88,7 @@ def test_the_examples_run(tmp_path, runner, name):
 
 def test_a_general_network_gives_the_same_result_in_another_process():
     text = (EXAMPLES / "parking_lot.toml").read_text(encoding="utf-8").replace('duration = "60s"', 'duration = "10s"')
-    here = ccsim.run(ccsim.Scenario.from_dict(__import__("tomllib").loads(text)), seed=5).to_dict()
-    code = (
-        "import json, sys, tomllib, ccsim\n"
-        "d = ccsim.run(ccsim.Scenario.from_dict(tomllib.loads(sys.stdin.read())), seed=5).to_dict()\n"
-        "print(json.dumps(d))\n"
-    )
-    other = json.loads(subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True,
-                                      check=True).stdout)
-    for d in (here, other):
-        d.pop("wall_seconds")
+    here, other = results_here_and_in_another_process(text, 5)
     assert here == other
 
 

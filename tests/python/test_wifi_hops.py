@@ -7,18 +7,14 @@ field; results are the same in another process."""
 from __future__ import annotations
 
 import copy
-import json
 import statistics
-import subprocess
-import sys
-import tomllib
 
 import pytest
 
 import ccsim
 from ccsim.cli import cli
 
-from _support import EXAMPLES, assert_one_line_error
+from _support import EXAMPLES, assert_one_line_error, results_here_and_in_another_process
 
 MIXED = {
     "duration": "10s",
@@ -154,16 +150,7 @@ def test_bad_wifi_input_is_one_line_naming_the_field(tmp_path, runner, edit, fie
 
 def test_a_mixed_network_gives_the_same_result_in_another_process():
     text = (EXAMPLES / "wifi_last_hop.toml").read_text(encoding="utf-8").replace('duration = "30s"', 'duration = "5s"')
-    here = ccsim.run(ccsim.Scenario.from_dict(tomllib.loads(text)), seed=7).to_dict()
-    code = (
-        "import json, sys, tomllib, ccsim\n"
-        "d = ccsim.run(ccsim.Scenario.from_dict(tomllib.loads(sys.stdin.read())), seed=7).to_dict()\n"
-        "print(json.dumps(d))\n"
-    )
-    other = json.loads(subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True,
-                                      check=True).stdout)
-    for d in (here, other):
-        d.pop("wall_seconds")
+    here, other = results_here_and_in_another_process(text, 7)
     assert here == other
     assert here["stations"] and here["flows"][0]["bytes_acked"] > 0
 
