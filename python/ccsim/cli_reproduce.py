@@ -61,7 +61,7 @@ def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, fo
         ids = [e.id for e in CATALOGUE]
     if not ids:
         raise UserError("name experiments to reproduce, or --all (ccsim reproduce --list shows them)")
-    from .experiments.reproduce import check_runs, resolve
+    from .experiments.reproduction import check_runs, resolve
 
     try:
         check_runs(resolve(list(ids)), quick=quick, runs=runs)

@@ -2,7 +2,7 @@
 
 from .catalogue import BY_ID, CATALOGUE, Experiment
 from .claims import Claim, ClaimResult, Data, Verdict
-from .reproduce import ReproduceReport, reproduce, resolve
+from .reproduction import ReproduceReport, reproduce, resolve
 
 __all__ = [
     "BY_ID", "CATALOGUE", "Claim", "ClaimResult", "Data", "Experiment", "ReproduceReport", "Verdict",
