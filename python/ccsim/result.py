@@ -268,9 +268,10 @@ class Result:
 
     @cached_property
     def stations(self) -> pd.DataFrame:
-        """Per-station MAC and host counters of a wireless run, one row per station
-        (attempts, successes, ACK timeouts, retry/queue/host drops, collisions at the
-        receiver, frame errors, CPU utilization); empty for a dumbbell run."""
+        """Per-station MAC and host counters of a run with Wi-Fi (the ``[wireless]`` line, or
+        ``[[wifi]]`` lines, whose rows also give the station's ``medium`` and ``node``), one
+        row per station (attempts, successes, ACK timeouts, retry/queue/host drops, collisions
+        at the receiver, frame errors, CPU utilization); empty for a network without Wi-Fi."""
         import pandas as pd
 
         return pd.DataFrame.from_records(self._summary.get("stations", []))
