@@ -332,6 +332,7 @@ impl Sim {
                 }
                 if dir.lose() {
                     dir.link.stats.random_losses += 1;
+                    self.net.packets.discard(r.slot);
                 } else {
                     self.forward(r.next());
                 }
@@ -366,7 +367,7 @@ impl Sim {
             Some(Hop::Dir(d)) => self.offer(d, r),
             Some(Hop::Seg(s)) => self.enter_segment(s, r),
             Some(Hop::Air { medium, from, to }) => self.air_enter(medium as usize, from as usize, to as usize, r),
-            None => self.route_end(r.pkt),
+            None => self.route_end(r.slot),
         }
     }
 
@@ -374,7 +375,8 @@ impl Sim {
     /// wired link), to cross the medium to station `to`: it becomes a frame of the medium and
     /// enters the station's IP layer.
     fn air_enter(&mut self, m: usize, from: usize, to: usize, r: Routed) {
-        let frame = self.net.media[m].frame(r, to);
+        let pkt = self.net.packets.take(r.slot);
+        let frame = self.net.media[m].frame(r, pkt, to);
         self.station_input(m, from, frame);
     }
 
@@ -408,7 +410,10 @@ impl Sim {
         };
         match to {
             Some(to) => self.net.media[m].enqueue(&mut Cx { now, q: &mut self.q }, k, Frame { to, r, ..frame }),
-            None => self.forward(r),
+            None => {
+                r.slot = self.net.packets.put(frame.pkt);
+                self.forward(r)
+            }
         }
     }
 
@@ -423,15 +428,16 @@ impl Sim {
         u.sent += 1;
         let (gap, bytes) = (u.gap, u.size + UDP_IP_HEADER);
         let stop = fl.stop;
-        self.forward(Routed::new(Packet::Udp(crate::net::UdpPkt { flow: f, ip_bytes: bytes })));
+        let r = Routed::new(Packet::Udp(crate::net::UdpPkt { flow: f, ip_bytes: bytes }), &mut self.net.packets);
+        self.forward(r);
         if now + gap < stop {
             self.q.schedule(now + gap, Event::UdpGen(f));
         }
     }
 
     /// A packet at the end of its route: data to the flow's receiver, an ACK to its sender.
-    fn route_end(&mut self, pkt: Packet) {
-        match pkt {
+    fn route_end(&mut self, slot: u32) {
+        match self.net.packets.take(slot) {
             Packet::Data(pkt) => self.data_arrives(&pkt),
             Packet::Ack(ack) => self.ack_arrives(&ack),
             Packet::Udp(u) => {
@@ -446,15 +452,18 @@ impl Sim {
     fn offer(&mut self, d: u32, r: Routed) {
         let now = self.now;
         let dir = &mut self.net.dirs[d as usize];
-        if let Offer::Accepted { queue_delay, head_arrival } = dir.link.offer(r, r.bytes, now) {
-            // Queueing delay of the packets whose service starts within the run.
-            if now + queue_delay <= self.end {
-                dir.qdelay_hist.add(queue_delay);
-                dir.qdelay_sum += queue_delay as f64;
+        match dir.link.offer(r, r.bytes, now) {
+            Offer::Accepted { queue_delay, head_arrival } => {
+                // Queueing delay of the packets whose service starts within the run.
+                if now + queue_delay <= self.end {
+                    dir.qdelay_hist.add(queue_delay);
+                    dir.qdelay_sum += queue_delay as f64;
+                }
+                if let Some(at) = head_arrival {
+                    self.q.schedule(at, Event::LinkArrive(d));
+                }
             }
-            if let Some(at) = head_arrival {
-                self.q.schedule(at, Event::LinkArrive(d));
-            }
+            Offer::Dropped => self.net.packets.discard(r.slot),
         }
     }
 
@@ -463,7 +472,7 @@ impl Sim {
     /// segment's total delay.
     fn enter_segment(&mut self, s: u32, r: Routed) {
         let now = self.now;
-        let crate::net::Network { dirs, segs, .. } = &mut self.net;
+        let crate::net::Network { dirs, segs, packets, .. } = &mut self.net;
         let seg = &mut segs[s as usize];
         if seg.lossy {
             for (k, &d) in seg.dirs.iter().enumerate() {
@@ -471,6 +480,7 @@ impl Sim {
                     seg.lost[k] += 1;
                     seg.line.packets_in += 1;
                     seg.line.losses += 1;
+                    packets.discard(r.slot);
                     return;
                 }
             }
@@ -791,12 +801,14 @@ impl Driver for Sim {
 
     #[inline]
     fn send_data(&mut self, pkt: DataPkt) {
-        self.forward(Routed::new(Packet::Data(pkt)));
+        let r = Routed::new(Packet::Data(pkt), &mut self.net.packets);
+        self.forward(r);
     }
 
     #[inline]
     fn send_ack(&mut self, ack: AckPkt) {
-        self.forward(Routed::new(Packet::Ack(ack)));
+        let r = Routed::new(Packet::Ack(ack), &mut self.net.packets);
+        self.forward(r);
     }
 }
 

@@ -64,9 +64,11 @@ impl Packet {
     }
 }
 
-/// A packet and its position on its flow's route: the index of the hop it is crossing. The
-/// flow, the direction (data or ACK) and the size on the wire are kept beside the packet, so
-/// forwarding reads them without branching on the packet's kind.
+/// A packet on its way: its flow's route position (the index of the hop it is crossing), the
+/// flow, the direction (data or ACK), the size on the wire, and where the packet itself is
+/// kept ([`PacketStore`]). Links, delay segments and the event loop move only this 16-byte
+/// handle; the packet (up to 52 bytes: an ACK with three SACK blocks) is written once when it
+/// is sent and read once when it arrives.
 #[derive(Debug, Clone, Copy)]
 pub struct Routed {
     pub flow: u32,
@@ -74,18 +76,75 @@ pub struct Routed {
     pub hop: u16,
     /// An ACK (it follows the flow's ACK route), else data.
     pub ack: bool,
-    pub pkt: Packet,
+    /// The packet's slot in the run's [`PacketStore`].
+    pub slot: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Routed>() == 16);
+
 impl Routed {
+    /// A packet at the start of its route, kept in `store`.
     #[inline]
-    pub fn new(pkt: Packet) -> Routed {
-        Routed { flow: pkt.flow(), bytes: pkt.wire_bytes(), hop: 0, ack: matches!(pkt, Packet::Ack(_)), pkt }
+    pub fn new(pkt: Packet, store: &mut PacketStore) -> Routed {
+        Routed { flow: pkt.flow(), bytes: pkt.wire_bytes(), hop: 0, ack: matches!(pkt, Packet::Ack(_)), slot: store.put(pkt) }
     }
 
     /// The same packet, one hop further.
     #[inline]
     pub fn next(self) -> Routed {
         Routed { hop: self.hop + 1, ..self }
+    }
+}
+
+/// The packets on links and delay segments, each in a slot until it arrives or is lost. Freed
+/// slots are reused last-freed first, so the store stays as large as the most packets ever in
+/// flight at once and the recently used slots stay in cache. No allocation once it has grown.
+#[derive(Debug, Default)]
+pub struct PacketStore {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketStore {
+    /// Keep `pkt`; returns its slot.
+    #[inline]
+    pub fn put(&mut self, pkt: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = pkt;
+                i
+            }
+            None => {
+                self.slots.push(pkt);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The packet in `slot`, which becomes free.
+    #[inline]
+    pub fn take(&mut self, slot: u32) -> Packet {
+        self.free.push(slot);
+        self.slots[slot as usize]
+    }
+
+    /// Free `slot` (its packet was lost).
+    #[inline]
+    pub fn discard(&mut self, slot: u32) {
+        self.free.push(slot);
+    }
+
+    /// Packets held.
+    pub fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes it holds, for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4
     }
 }

@@ -2,7 +2,7 @@
 
 use super::link::{DelayLine, Link, QueueLimit};
 use super::wifi::Dcf;
-use super::Routed;
+use super::{PacketStore, Routed};
 use crate::rng::Rng;
 use crate::stats::Histogram;
 use crate::time::Time;
@@ -168,6 +168,8 @@ pub struct Network {
     /// The medium of each station, stations numbered across all media in order (events
     /// name a station by this number).
     pub station_medium: Vec<u16>,
+    /// The packets on directions and segments (they carry handles, [`Routed`]).
+    pub packets: PacketStore,
 }
 
 impl Network {
@@ -289,6 +291,7 @@ impl Network {
         self.dirs.iter().map(|d| d.link.heap_bytes()).sum::<usize>()
             + self.segs.iter().map(|s| s.line.heap_bytes()).sum::<usize>()
             + self.media.iter().map(|m| m.heap_bytes()).sum::<usize>()
+            + self.packets.heap_bytes()
     }
 
     /// Conservation on every direction and segment: in = out + dropped + lost + in flight.

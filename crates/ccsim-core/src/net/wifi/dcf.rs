@@ -49,7 +49,7 @@
 
 use super::phy::Phy;
 use crate::event::{Event, EventQueue};
-use crate::net::Routed;
+use crate::net::{Packet, Routed};
 use crate::rng::Rng;
 use crate::time::Time;
 use rand::Rng as _;
@@ -124,14 +124,18 @@ impl WirelessConfig {
     }
 }
 
-/// A packet on the medium: the routed packet, the medium's id for it (kept over all its hops on
-/// this medium: duplicate suppression and MAC ACKs match on it) and the station it is sent to.
+/// A packet on the medium: the packet itself (a medium holds its packets: it drops them
+/// without telling the run loop), its route position, the medium's id for it (kept over all its
+/// hops on this medium: duplicate suppression and MAC ACKs match on it) and the station it is
+/// sent to.
 #[derive(Debug, Clone, Copy)]
 pub struct Frame {
     pub id: u64,
     /// The station the frame is addressed to (its next hop on this medium).
     pub to: u16,
+    /// The route position (its `slot` is not used while the medium holds the packet).
     pub r: Routed,
+    pub pkt: Packet,
 }
 
 impl Frame {
@@ -313,10 +317,11 @@ impl Dcf {
         (-u.ln() * mean) as Time
     }
 
-    /// A new frame of the medium (a packet entering it), addressed to station `to`.
-    pub fn frame(&mut self, r: Routed, to: usize) -> Frame {
+    /// A new frame of the medium (packet `pkt` at route position `r` entering it), addressed
+    /// to station `to`.
+    pub fn frame(&mut self, r: Routed, pkt: Packet, to: usize) -> Frame {
         self.next_id += 1;
-        Frame { id: self.next_id, to: to as u16, r }
+        Frame { id: self.next_id, to: to as u16, r, pkt }
     }
 
     /// Interface queue of station `i`: packets and bytes.
