@@ -243,7 +243,7 @@ impl Sim {
     pub fn finish(&mut self) {
         self.now = self.end;
         for d in &mut self.net.dirs {
-            d.link.finish_accounting(self.end);
+            d.finish_accounting(self.end);
         }
     }
 
@@ -335,6 +335,16 @@ impl Sim {
                     self.net.packets.discard(r.slot);
                 } else {
                     self.forward(r.next());
+                }
+            }
+            Event::LinkTxDone(d) => {
+                let crate::net::Network { dirs, packets, .. } = &mut self.net;
+                let (head, next) = dirs[d as usize].slot_tx_done(now, packets);
+                if let Some(t) = head {
+                    self.q.schedule(t, Event::LinkArrive(d));
+                }
+                if let Some(t) = next {
+                    self.q.schedule(t, Event::LinkTxDone(d));
                 }
             }
             Event::SegArrive(s) => {
@@ -452,6 +462,9 @@ impl Sim {
     fn offer(&mut self, d: u32, r: Routed) {
         let now = self.now;
         let dir = &mut self.net.dirs[d as usize];
+        if dir.slot.is_some() {
+            return self.slot_offer(d, r);
+        }
         match dir.link.offer(r, r.bytes, now) {
             Offer::Accepted { queue_delay, head_arrival } => {
                 // Queueing delay of the packets whose service starts within the run.
@@ -464,6 +477,17 @@ impl Sim {
                 }
             }
             Offer::Dropped => self.net.packets.discard(r.slot),
+        }
+    }
+
+    /// Offer a packet to a direction served by a queue discipline.
+    #[cold]
+    #[inline(never)]
+    fn slot_offer(&mut self, d: u32, r: Routed) {
+        let now = self.now;
+        let crate::net::Network { dirs, packets, .. } = &mut self.net;
+        if let Some(t) = dirs[d as usize].slot_offer(r, now, packets) {
+            self.q.schedule(t, Event::LinkTxDone(d));
         }
     }
 
@@ -496,7 +520,7 @@ impl Sim {
         for (i, fl) in self.flows.iter_mut().enumerate() {
             let (qp, qb) = match fl.queue {
                 QueueRef::Dir(d) => {
-                    let (p, b) = self.net.dirs[d as usize].link.queue_at(self.now);
+                    let (p, b) = self.net.dirs[d as usize].queue_at(self.now);
                     (p as u32, b)
                 }
                 QueueRef::Station(g) => {
@@ -512,7 +536,7 @@ impl Sim {
             }
         }
         for (k, &d) in self.buffered.iter().enumerate() {
-            let (qp, qb) = self.net.dirs[d as usize].link.queue_at(self.now);
+            let (qp, qb) = self.net.dirs[d as usize].queue_at(self.now);
             self.link_series.push(t, k as u32, qp, qb);
         }
     }
@@ -544,6 +568,13 @@ impl Sim {
     }
     pub fn network(&self) -> &Network {
         &self.net
+    }
+
+    /// Serve direction `d`'s queue with a queue discipline instead of the fast path's FIFO
+    /// (call before the run starts).
+    pub fn set_qdisc(&mut self, d: u32, qdisc: Box<dyn crate::net::qdisc::Qdisc>) {
+        assert!(self.now == 0 && self.event_count == 0, "a queue discipline is set before the run");
+        self.net.dirs[d as usize].set_qdisc(qdisc);
     }
 
     pub fn summary(&self, wall_seconds: f64) -> Summary {

@@ -11,6 +11,8 @@ use std::collections::VecDeque;
 pub enum Event {
     /// The head packet of a link direction's wire reaches the far end.
     LinkArrive(u32),
+    /// A link direction with a queue discipline finishes serialising a packet.
+    LinkTxDone(u32),
     /// The head packet of a delay segment (a run of unlimited directions) reaches its end.
     SegArrive(u32),
     /// A flow's retransmission timer may be due.

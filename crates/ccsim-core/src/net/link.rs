@@ -60,7 +60,7 @@ pub struct Link<T> {
     pub delay: Time,
     pub limit: QueueLimit,
     /// The link is busy until then.
-    free_at: Time,
+    pub(crate) free_at: Time,
     waiting: VecDeque<Waiting>,
     waiting_bytes: u64,
     /// Accepted packets, in order, with the time their last bit reaches the far end.

@@ -8,9 +8,11 @@
 //! its flow's route, so a node needs no forwarding table: on arrival the packet moves to its
 //! next hop or, at the end of its route, to the flow's receiver (data) or sender (ACKs).
 //!
-//! A direction with a rate serialises packets through a queue ([`link::Link`]: drop-tail FIFO,
-//! each packet's fate decided when it is offered; the queue slot is where disciplines that
-//! decide at dequeue time will plug in). A direction without a rate ("unlimited") is a pure
+//! A direction with a rate serialises packets through a queue: by default [`link::Link`]'s
+//! drop-tail FIFO, each packet's fate decided when it is offered (the fast path, no event per
+//! serialisation); or a queue discipline in the direction's slot ([`qdisc`]), asked for the
+//! next packet each time the link goes idle, so it can decide at dequeue time and serve out of
+//! arrival order. A direction without a rate ("unlimited") is a pure
 //! propagation delay; consecutive unlimited directions on a route are merged into one delay
 //! segment per flow, so a packet crossing them costs one event.
 //!
@@ -20,6 +22,7 @@
 
 pub mod link;
 pub mod network;
+pub mod qdisc;
 pub mod wifi;
 
 pub use link::{DelayLine, Link, LinkStats, Offer, QueueLimit};

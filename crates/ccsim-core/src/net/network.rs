@@ -1,6 +1,7 @@
 //! Nodes, link directions, delay segments and routes (see the module comment of [`crate::net`]).
 
 use super::link::{DelayLine, Link, QueueLimit};
+use super::qdisc::{Qdisc, Queued, Slot};
 use super::wifi::Dcf;
 use super::{PacketStore, Routed};
 use crate::rng::Rng;
@@ -28,6 +29,8 @@ pub struct LinkDir {
     pub qdelay_hist: Histogram,
     /// Their sum (ns, summed as f64 in arrival order).
     pub qdelay_sum: f64,
+    /// A queue discipline in place of the fast path's FIFO (see [`crate::net::qdisc`]).
+    pub slot: Option<Box<Slot>>,
 }
 
 impl LinkDir {
@@ -42,6 +45,107 @@ impl LinkDir {
             loss_rng: if loss > 0.0 { loss_rng.map(Box::new) } else { None },
             qdelay_hist: Histogram::default(),
             qdelay_sum: 0.0,
+            slot: None,
+        }
+    }
+
+    /// Serve this direction's queue with `qdisc` (before the run starts).
+    pub fn set_qdisc(&mut self, qdisc: Box<dyn Qdisc>) {
+        assert!(!self.unlimited(), "{}: an unlimited direction has no queue", self.id);
+        self.slot = Some(Box::new(Slot::new(qdisc)));
+    }
+
+    /// Packets and bytes waiting at `now` (not the one being serialised).
+    pub fn queue_at(&mut self, now: Time) -> (u64, u64) {
+        match &self.slot {
+            None => self.link.queue_at(now),
+            Some(s) => (s.qdisc.len() as u64, s.qdisc.bytes()),
+        }
+    }
+
+    /// Packets accepted and not yet out of the far end.
+    pub fn in_flight(&self) -> u64 {
+        let held = self.slot.as_ref().map_or(0, |s| s.qdisc.len() as u64 + s.in_service.is_some() as u64);
+        self.link.in_flight() + held
+    }
+
+    /// The slot path: packet `r` arrives at `now`. The buffer's limit first (as on the fast
+    /// path: only while the link is busy, the packet in service not counted), then the
+    /// discipline. Returns the end of a serialisation that starts now (the caller schedules
+    /// `LinkTxDone`). Dropped packets are freed in `packets`.
+    pub fn slot_offer(&mut self, r: Routed, now: Time, packets: &mut PacketStore) -> Option<Time> {
+        let slot = self.slot.as_mut().expect("a direction with a queue discipline");
+        self.link.stats.packets_in += 1;
+        let busy = slot.in_service.is_some();
+        let full = busy
+            && match self.link.limit {
+                QueueLimit::Unlimited => false,
+                QueueLimit::Packets(n) => slot.qdisc.len() as u64 >= n,
+                QueueLimit::Bytes(b) => slot.qdisc.bytes() + r.bytes as u64 > b,
+            };
+        if full {
+            self.link.stats.drops += 1;
+            packets.discard(r.slot);
+            return None;
+        }
+        Self::integrate(&mut self.link.stats, slot, now);
+        if let Err((p, cause)) = slot.qdisc.enqueue(Queued { r, arrived: now }, now) {
+            slot.count_drop(cause);
+            packets.discard(p.r.slot);
+            return None;
+        }
+        if busy {
+            // It waits (an idle link takes it at once, and it never counts as queued).
+            self.link.stats.queue_max = self.link.stats.queue_max.max(slot.qdisc.len() as u64);
+            None
+        } else {
+            self.start_service(now, packets)
+        }
+    }
+
+    /// The slot path: the serialisation that ended at `now` puts its packet on the wire. Returns
+    /// its arrival time at the far end if it heads the wire (the caller schedules
+    /// `LinkArrive`), and the end of the next serialisation, if one starts.
+    pub fn slot_tx_done(&mut self, now: Time, packets: &mut PacketStore) -> (Option<Time>, Option<Time>) {
+        let slot = self.slot.as_mut().expect("a direction with a queue discipline");
+        let r = slot.in_service.take().expect("a packet in service");
+        let head = self.link.wire.push_at(r, now + self.link.delay);
+        (head, self.start_service(now, packets))
+    }
+
+    /// Start serialising the discipline's next packet, if any; returns when it ends.
+    fn start_service(&mut self, now: Time, packets: &mut PacketStore) -> Option<Time> {
+        let slot = self.slot.as_mut().expect("a direction with a queue discipline");
+        Self::integrate(&mut self.link.stats, slot, now);
+        let mut dropped = std::mem::take(&mut slot.dropped);
+        let next = slot.qdisc.dequeue(now, &mut dropped);
+        for (p, cause) in dropped.drain(..) {
+            slot.count_drop(cause);
+            packets.discard(p.r.slot);
+        }
+        slot.dropped = dropped;
+        let p = next?;
+        let sojourn = now - p.arrived;
+        self.qdelay_hist.add(sojourn);
+        self.qdelay_sum += sojourn as f64;
+        let d = crate::time::tx_time(p.r.bytes as u64, self.link.rate_bps);
+        self.link.stats.busy_time += d;
+        self.link.free_at = now + d;
+        slot.in_service = Some(p.r);
+        Some(now + d)
+    }
+
+    /// Add the packets waiting since the last change to the queue's time integral.
+    fn integrate(stats: &mut super::link::LinkStats, slot: &mut Slot, now: Time) {
+        stats.queue_area += slot.qdisc.len() as u128 * (now - slot.last_change) as u128;
+        slot.last_change = now;
+    }
+
+    /// Close the books at the end of the run (`end`).
+    pub fn finish_accounting(&mut self, end: Time) {
+        self.link.finish_accounting(end);
+        if let Some(slot) = self.slot.as_mut() {
+            Self::integrate(&mut self.link.stats, slot, end.max(slot.last_change));
         }
     }
 
@@ -285,10 +389,15 @@ impl Network {
             .sum()
     }
 
+    /// The direction with id `id` (`"from->to"`).
+    pub fn dir_named(&self, id: &str) -> Option<u32> {
+        self.dirs.iter().position(|d| d.id == id).map(|i| i as u32)
+    }
+
     /// Bytes held by the directions' queues and wires and the segments' lines (what grows with
     /// the packets in flight).
     pub fn heap_bytes(&self) -> usize {
-        self.dirs.iter().map(|d| d.link.heap_bytes()).sum::<usize>()
+        self.dirs.iter().map(|d| d.link.heap_bytes() + d.slot.as_ref().map_or(0, |s| s.qdisc.heap_bytes())).sum::<usize>()
             + self.segs.iter().map(|s| s.line.heap_bytes()).sum::<usize>()
             + self.media.iter().map(|m| m.heap_bytes()).sum::<usize>()
             + self.packets.heap_bytes()
@@ -302,8 +411,10 @@ impl Network {
             }
         }
         for d in &self.dirs {
-            if !d.unlimited() && !d.link.conserves() {
-                return Err(format!("link {}: {:?} with {} in flight", d.id, d.link.stats, d.link.in_flight()));
+            let st = &d.link.stats;
+            let aqm = d.slot.as_ref().map_or(0, |s| s.overflow_drops + s.aqm_drops);
+            if !d.unlimited() && st.packets_in != st.packets_out + st.drops + aqm + d.in_flight() {
+                return Err(format!("link {}: {:?} with {} in flight", d.id, d.link.stats, d.in_flight()));
             }
         }
         Ok(())
