@@ -1,7 +1,8 @@
 """Type stub for the Rust extension module ``ccsim._core`` (crates/ccsim-py).
 
-This is a thin layer: every argument and result crossing it is JSON text,
-except the time-series columns, which are returned as plain Python lists.
+This is a thin layer: every argument and result crossing it is JSON text, except the
+column tables (time series, algorithm events, link queues), which are returned as packed
+bytearrays and lists; :func:`schema` describes every output.
 Use the friendly wrappers in :mod:`ccsim` instead of calling it directly.
 """
 
@@ -45,20 +46,13 @@ def run(
     """Run one simulation and return ``(summary_json, timeseries_columns, event_columns,
     link_queue_columns)``.
 
-    ``seed``, when given, overrides the scenario's ``seed``.  ``summary_json``
-    is one JSON object (``seed``, ``sim_seconds``, ``events``, ``wall_seconds``,
-    ``flows``, ``total_throughput_mbps``, ``jain_index``, ``bottleneck`` (a dumbbell),
-    ``links`` (wired networks), ``warnings``).
-    ``timeseries_columns`` maps each column name (``time_s``, ``flow``, ``cc``,
-    ``delivery_rate_mbps`` (data (s)acked per interval), ``goodput_mbps``
-    (cumulative-ACK advance per interval), ``bytes_acked``, ``cwnd_pkts``, ``srtt_ms``,
-    ``rtprop_ms``, ``btlbw_mbps``, ``pacing_rate_mbps``, ``inflight_pkts``, ``rho``, ``queue_state``, ``shadow_wnd_pkts``,
-    ``queue_pkts``, ``queue_bytes``) to one row per (sample time, flow): numeric
-    columns as a ``bytearray`` of native float64 (``flow``, ``bytes_acked``, ``cwnd_pkts``,
-    ``inflight_pkts``, ``queue_pkts``, ``queue_bytes``: int64) for ``numpy.frombuffer``,
-    ``cc`` and ``queue_state`` as lists of str (and None); floats are NaN where an
-    algorithm lacks the quantity.  The third item holds the algorithm events the same way:
-    ``time_s``, ``flow`` (int64), ``value``, ``value2`` packed, ``cc``, ``kind`` lists.
+    ``seed``, when given, overrides the scenario's ``seed``.  ``summary_json`` is one JSON
+    object: the ``summary`` table of :func:`schema` (``line_summary`` for a ``[wireless]``
+    line).  The three column tables are the ``timeseries``, ``cc_events`` and ``link_queues``
+    tables of :func:`schema`, one entry per column in its order: ``int`` and ``float``
+    columns as a ``bytearray`` of native int64 / float64 for ``numpy.frombuffer``, ``str``
+    and ``category`` columns as lists of str (and None); floats are NaN where there is no
+    value.
 
     ``timeseries=False`` records no time series (the summary is the same).  With
     ``memory_limit`` (bytes), a run whose estimate (:func:`estimate_memory`) exceeds it is
@@ -66,12 +60,16 @@ def run(
     limit's origin, and a run whose queues outgrow it is stopped the same way.  The
     simulation runs without the GIL in chunks of about 20 ms of wall time; between chunks
     Ctrl-C raises ``KeyboardInterrupt``.
-    The fourth item holds the queue of every link direction with a buffer (a rate and a
-    finite limit), in long format, the same way: ``time_s``, ``queue_pkts``, ``queue_bytes``
-    packed, ``link`` (its id, e.g. ``"r1->r2"``) a list.
 
     Raises ``ValueError`` exactly as :func:`validate` does.
     """
+
+def schema() -> str:
+    """The output schema (``ccsim_core::output::schema``) as JSON: a list of tables ``{name,
+    doc, columns: [{name, type, nullable, unit, doc}]}``, records first (``summary``,
+    ``flows``, ``bottleneck``, ``links``, ``stations``, ``line_summary``, ``line_flows``),
+    then the column tables (``timeseries``, ``cc_events``, ``link_queues``).  Read it through
+    :mod:`ccsim.schema`."""
 
 def estimate_memory(scenario_json: str, timeseries: bool = True) -> str:
     """The memory a run of the scenario needs, as JSON: ``total_bytes`` and its parts,
@@ -92,7 +90,7 @@ def emulate_link(config_json: str, on_tick: Callable[[], bool] | None = None) ->
     every 100 ms it handles signals (Ctrl-C raises ``KeyboardInterrupt`` and the devices are
     released) and calls ``on_tick()``, whose true result stops the run early.
 
-    Returns JSON: ``bottleneck`` (the same keys as a simulation's), ``flows`` (per-port packet
+    Returns JSON: ``bottleneck`` (the ``bottleneck`` table of :func:`schema`), ``flows`` (per-port packet
     counts, last the traffic of no known flow), ``queue_samples`` and ``emulator`` (how well it
     kept up: CPU time, hand-over lateness, errors).  Raises ``ValueError`` for a bad
     configuration and ``OSError`` when a device cannot be attached or read.

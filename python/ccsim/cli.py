@@ -257,6 +257,51 @@ def algorithms_cmd(name: str | None, as_json: bool) -> None:
     console.print(table)
 
 
+@cli.command("schema")
+@click.argument("table_name", metavar="[TABLE]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.option("--markdown", is_flag=True, help="Print every table as Markdown (docs/outputs.md).")
+def schema_cmd(table_name: str | None, as_json: bool, markdown: bool) -> None:
+    """List the output tables (what a run reports), or show one (TABLE) with every column's
+    type, unit and meaning."""
+    from . import schema
+
+    tables = schema.tables()
+    if table_name is not None and table_name not in tables:
+        raise UserError(f"unknown table {table_name!r}; accepted: {', '.join(tables)}")
+    if markdown:
+        click.echo(schema.markdown(), nl=False)
+        return
+    if as_json:
+        chosen = [tables[table_name]] if table_name else list(tables.values())
+        data = [{"name": t.name, "doc": t.doc, "columns": [vars(c) for c in t.columns]} for t in chosen]
+        click.echo(json.dumps(data[0] if table_name else data, indent=2))
+        return
+    from rich.table import Table
+
+    console = _console()
+    if table_name is None:
+        table = Table(title="output tables (ccsim schema TABLE for the columns)")
+        table.add_column("table", style="bold", no_wrap=True)
+        table.add_column("what it is")
+        table.add_column("columns")
+        for t in tables.values():
+            table.add_row(t.name, t.doc, ", ".join(t.names))
+        console.print(table)
+        return
+    t = tables[table_name]
+    console.print(f"{t.name}: {t.doc}", soft_wrap=True)
+    table = Table()
+    table.add_column("column", style="bold", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("unit", no_wrap=True)
+    table.add_column("nullable")
+    table.add_column("meaning")
+    for c in t.columns:
+        table.add_row(c.name, c.type, c.unit, "yes" if c.nullable else "", c.doc)
+    console.print(table)
+
+
 def _fmt_value(value: Any) -> str:
     if value is None:
         return ""
@@ -304,14 +349,20 @@ def _print_summary(result: Result) -> None:
     table.add_column("algorithm", no_wrap=True)
     if wireless or paths:
         table.add_column("path", no_wrap=True)
-    table.add_column("throughput\nMbps", justify="right", no_wrap=True)
+    # Headings carry the schema's units.
+    from .schema import heading
+
+    def number(tab: str, col: str, label: str) -> None:
+        table.add_column(heading(tab, col, label), justify="right", no_wrap=True)
+
+    number("flows", "throughput_mbps", "throughput")
     if wireless:
-        table.add_column("sent\npkts", justify="right", no_wrap=True)
-        table.add_column("loss\nratio", justify="right", no_wrap=True)
-    table.add_column("retransmits", justify="right", no_wrap=True)
-    table.add_column("RTT mean\nms", justify="right", no_wrap=True)
-    table.add_column("RTT p95\nms", justify="right", no_wrap=True)
-    table.add_column("final cwnd\npkts", justify="right", no_wrap=True)
+        number("line_flows", "sent", "sent")
+        number("line_flows", "loss_ratio", "loss\nratio")
+    number("flows", "retransmits", "retransmits")
+    number("flows", "rtt_mean_ms", "RTT mean")
+    number("flows", "rtt_p95_ms", "RTT p95")
+    number("flows", "cwnd_final_pkts", "final cwnd")
     for f in d.get("flows", []):
         row = [str(f.get("id", "")), str(f.get("cc", ""))]
         if wireless:

@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from . import _core
+from . import _core, schema
 from .scenario import MAX_SEED, Scenario, ScenarioError, _short_repr, int_text, load
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,67 +23,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["FLOW_COLUMNS", "TIMESERIES_COLUMNS", "CcsimWarning", "Result", "run"]
 
+# Every table's columns, types and units come from the engine's schema (ccsim.schema).
+
 #: Per-flow summary columns, in display order (``Result.summary``).
-FLOW_COLUMNS: tuple[str, ...] = (
-    "id",
-    "group",
-    "cc",
-    "start_s",
-    "end_s",
-    "throughput_mbps",
-    "bytes_acked",
-    "bytes_sent",
-    "bytes_delivered",
-    "segments_sent",
-    "segments_delivered",
-    "retransmits",
-    "rto_count",
-    "fast_recoveries",
-    "rtt_min_ms",
-    "rtt_mean_ms",
-    "rtt_p95_ms",
-    "cwnd_final_pkts",
-    "cwnd_final_bytes",
-    "completed",
-    "completion_s",
-)
+FLOW_COLUMNS: tuple[str, ...] = schema.columns("flows")
 
 #: Time-series columns (``Result.timeseries``), one row per (sample time, flow).
-TIMESERIES_COLUMNS: tuple[str, ...] = (
-    "time_s",
-    "flow",
-    "cc",
-    "delivery_rate_mbps",
-    "goodput_mbps",
-    "bytes_acked",
-    "cwnd_pkts",
-    "srtt_ms",
-    "rtprop_ms",
-    "btlbw_mbps",
-    "pacing_rate_mbps",
-    "inflight_pkts",
-    "rho",
-    "queue_state",
-    "shadow_wnd_pkts",
-    "queue_pkts",
-    "queue_bytes",
-)
+TIMESERIES_COLUMNS: tuple[str, ...] = schema.columns("timeseries")
 
 #: Link-queue columns (``Result.link_queues``), one row per (sample time, link direction).
-LINK_QUEUE_COLUMNS: tuple[str, ...] = ("time_s", "link", "queue_pkts", "queue_bytes")
-
-# Types of the time-series columns that are not float64, for a table without rows.
-_EMPTY_TIMESERIES_DTYPES = {"flow": "int64", "cc": "category", "bytes_acked": "int64", "cwnd_pkts": "int64",
-                            "inflight_pkts": "int64", "queue_pkts": "int64", "queue_bytes": "int64"}
+LINK_QUEUE_COLUMNS: tuple[str, ...] = schema.columns("link_queues")
 
 #: Algorithm-event columns (``Result.cc_events``), one row per event.
-EVENT_COLUMNS: tuple[str, ...] = ("time_s", "flow", "cc", "kind", "value", "value2")
-
-# Columns that may be null/NaN and must stay numeric (float) even when all are null.
-_FLOAT_FLOW_COLUMNS = frozenset(
-    {"start_s", "end_s", "throughput_mbps", "rtt_min_ms", "rtt_mean_ms", "rtt_p95_ms",
-     "completion_s"}
-)
+EVENT_COLUMNS: tuple[str, ...] = schema.columns("cc_events")
 
 ScenarioLike = Scenario | Mapping[str, Any] | str | os.PathLike
 
@@ -241,12 +193,7 @@ class Result:
         queueing delay); empty for a wireless run."""
         import pandas as pd
 
-        rows = self._summary.get("links", []) or []
-        df = pd.DataFrame.from_records(rows)
-        for col in ("rate_mbps", "queue_delay_mean_ms", "queue_delay_p95_ms"):
-            if col in df.columns:
-                df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
-        return df
+        return _records_frame(self._summary.get("links", []) or [], schema.table("links"))
 
     @cached_property
     def link_queues(self) -> pd.DataFrame:
@@ -256,15 +203,7 @@ class Result:
         counted). Empty for a wireless run."""
         import pandas as pd
 
-        cols = {c: self._link_queues.get(c, []) for c in LINK_QUEUE_COLUMNS}
-        cols = {c: _unpack(v, "float64" if c == "time_s" else "int64") if isinstance(v, bytearray) else v
-                for c, v in cols.items()}
-        df = pd.DataFrame(cols)
-        df["time_s"] = df["time_s"].astype("float64")
-        df["link"] = pd.Categorical(df["link"])
-        for c in ("queue_pkts", "queue_bytes"):
-            df[c] = df[c].astype("int64")
-        return df
+        return _columns_frame(self._link_queues, schema.table("link_queues"))
 
     @cached_property
     def stations(self) -> pd.DataFrame:
@@ -272,9 +211,7 @@ class Result:
         ``[[wifi]]`` lines, whose rows also give the station's ``medium`` and ``node``), one
         row per station (attempts, successes, ACK timeouts, retry/queue/host drops, collisions
         at the receiver, frame errors, CPU utilization); empty for a network without Wi-Fi."""
-        import pandas as pd
-
-        return pd.DataFrame.from_records(self._summary.get("stations", []))
+        return _records_frame(self._summary.get("stations", []) or [], schema.table("stations"))
 
     @property
     def flows(self) -> list[dict[str, Any]]:
@@ -286,19 +223,8 @@ class Result:
     @cached_property
     def summary(self) -> pd.DataFrame:
         """One row per flow with the per-flow summary columns."""
-        import pandas as pd
-
         flows = self._summary.get("flows", [])
-        present = {k for f in flows for k in f}
-        columns = [c for c in FLOW_COLUMNS if c in present or not flows]
-        columns += sorted(present - set(columns))
-        df = pd.DataFrame.from_records(flows, columns=columns)
-        for col in df.columns:
-            if col in _FLOAT_FLOW_COLUMNS:
-                df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
-            elif df[col].dtype == object and col != "cc":
-                df[col] = _numeric_if_possible(df[col])
-        return df
+        return _records_frame(flows, schema.table("line_flows" if self.network == "wireless" else "flows"))
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
@@ -306,38 +232,7 @@ class Result:
         import numpy as np
         import pandas as pd
 
-        cols = self._columns
-        if not any(_rows(v) for v in cols.values()):
-            # No rows (a run without time series, or with no TCP flow): the usual columns,
-            # with the types they have when there are rows.
-            return pd.DataFrame({c: pd.Series(dtype=_EMPTY_TIMESERIES_DTYPES.get(c, "float64"))
-                                 for c in TIMESERIES_COLUMNS})
-        order = [c for c in TIMESERIES_COLUMNS if c in cols] + [
-            c for c in cols if c not in TIMESERIES_COLUMNS
-        ]
-        lengths = {_rows(cols[c]) for c in order}
-        if len(lengths) > 1:
-            raise ValueError(
-                "time-series columns from the core have different lengths: "
-                + ", ".join(f"{c}={_rows(cols[c])}" for c in order)
-            )
-        data: dict[str, Any] = {}
-        for name in order:
-            values = cols[name]
-            if name == "cc":
-                data[name] = pd.Categorical(values)
-                continue
-            if isinstance(values, bytearray):
-                data[name] = _unpack(values, _EMPTY_TIMESERIES_DTYPES.get(name, "float64"))
-                continue
-            arr = np.asarray(values)
-            if arr.dtype == object or (name == "time_s" and arr.dtype.kind != "f"):
-                try:
-                    arr = np.asarray(values, dtype="float64")
-                except (TypeError, ValueError):
-                    pass
-            data[name] = arr
-        return pd.DataFrame(data)
+        return _columns_frame(self._columns, schema.table("timeseries"))
 
     @cached_property
     def cc_events(self) -> pd.DataFrame:
@@ -348,14 +243,7 @@ class Result:
         and algorithm of the first event left out) has ``value`` = the number left out."""
         import pandas as pd
 
-        cols = {c: self._events.get(c, []) for c in EVENT_COLUMNS}
-        cols = {c: _unpack(v, "int64" if c == "flow" else "float64") if isinstance(v, bytearray) else v
-                for c, v in cols.items()}
-        df = pd.DataFrame(cols)
-        df["time_s"] = df["time_s"].astype("float64")
-        df["value"] = df["value"].astype("float64")
-        df["value2"] = df["value2"].astype("float64")
-        return df
+        return _columns_frame(self._events, schema.table("cc_events"))
 
     # -- export -----------------------------------------------------------------------
 
@@ -373,12 +261,15 @@ class Result:
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(self.to_json(indent=2) + "\n", encoding="utf-8")
-        self.summary.to_parquet(out / "flows.parquet", engine="pyarrow", index=False)
-        self.timeseries.to_parquet(out / "timeseries.parquet", engine="pyarrow", index=False)
-        self.cc_events.to_parquet(out / "cc_events.parquet", engine="pyarrow", index=False)
+        import pyarrow.parquet as pq
+
+        flows = "line_flows" if self.network == "wireless" else "flows"
+        tables = [("flows", self.summary, flows), ("timeseries", self.timeseries, "timeseries"),
+                  ("cc_events", self.cc_events, "cc_events")]
         if self._summary.get("links"):
-            self.links.to_parquet(out / "links.parquet", engine="pyarrow", index=False)
-            self.link_queues.to_parquet(out / "link_queues.parquet", engine="pyarrow", index=False)
+            tables += [("links", self.links, "links"), ("link_queues", self.link_queues, "link_queues")]
+        for file, df, table in tables:
+            pq.write_table(schema.arrow(df, table), out / f"{file}.parquet")
         return out
 
     def plot(self, path: str | os.PathLike | None = None) -> Figure:
@@ -409,6 +300,67 @@ def _unpack(values: bytearray, dtype: str):
     import numpy as np
 
     return np.frombuffer(values, dtype=dtype)
+
+
+def _records_frame(records: list[Mapping[str, Any]], table: schema.Table) -> pd.DataFrame:
+    """Records of a schema table as a DataFrame: the table's columns in its order (those no
+    record has left out, unless there are no records), then any other keys in order of
+    appearance (e.g. the emulator's own); float columns float64 even when all null, others
+    numeric where they hold only numbers."""
+    import pandas as pd
+
+    present: dict[str, None] = {}
+    for r in records:
+        present.update(dict.fromkeys(r))
+    columns = [c for c in table.names if c in present or not records]
+    columns += [k for k in present if k not in table]
+    df = pd.DataFrame.from_records(records, columns=columns)
+    for col in df.columns:
+        kind = table.column(col).type if col in table else None
+        if kind == "float":
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
+        elif df[col].dtype == object and kind not in ("str", "category", "list[str]"):
+            df[col] = _numeric_if_possible(df[col])
+    return df
+
+
+def _columns_frame(cols: Mapping[str, Any], table: schema.Table) -> pd.DataFrame:
+    """A column table from the core (numeric columns packed in bytearrays, strings in lists)
+    as a DataFrame with the schema's columns and types; any other column the producer gave
+    (e.g. the emulator's) follows."""
+    import numpy as np
+    import pandas as pd
+
+    if not any(_rows(v) for v in cols.values()):
+        # No rows (a run without time series, or with nothing to report): the usual columns,
+        # with the types they have when there are rows.
+        return pd.DataFrame({c.name: pd.Series(dtype=c.dtype) for c in table.columns})
+    order = [c for c in table.names if c in cols] + [c for c in cols if c not in table]
+    lengths = {_rows(cols[c]) for c in order}
+    if len(lengths) > 1:
+        raise ValueError(
+            f"{table.name} columns from the core have different lengths: "
+            + ", ".join(f"{c}={_rows(cols[c])}" for c in order)
+        )
+    data: dict[str, Any] = {}
+    for name in order:
+        values = cols[name]
+        dtype = table.column(name).dtype if name in table else None
+        if dtype == "category":
+            data[name] = pd.Categorical(values)
+        elif isinstance(values, bytearray):
+            data[name] = _unpack(values, dtype or "float64")
+        else:
+            arr = np.asarray(values)
+            # A numeric column given as a list (e.g. by the emulator, with None for "no
+            # value") becomes float; a string column stays strings and None.
+            if dtype != "object" and (arr.dtype == object or (dtype == "float64" and arr.dtype.kind != "f")):
+                try:
+                    arr = np.asarray(values, dtype="float64")
+                except (TypeError, ValueError):
+                    pass
+            data[name] = arr
+    return pd.DataFrame(data)
 
 
 def _numeric_if_possible(series: pd.Series) -> pd.Series:

@@ -35,6 +35,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from . import schema
+
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
@@ -60,61 +62,31 @@ CRC_KEY = "ccsim.data_crc32"
 
 _I, _F, _S, _B = "int64", "float64", "string", "bool"
 
-#: Run-level columns (one value per run, repeated on each flow row) and their types.
-RUN_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("sim_seconds", _F),
-    ("events", _I),
-    ("wall_seconds", _F),
-    ("total_throughput_mbps", _F),
-    ("jain_index", _F),
-)
+# The store's columns and types follow the engine's output schema (ccsim.schema).
+# Scalar columns are stored as they are; lists only where named (as one joined string).
+_STORE_TYPES = {"int": _I, "float": _F, "str": _S, "category": _S, "bool": _B}
+
+
+def _store_columns(table: str, skip: frozenset[str] = frozenset(),
+                   joined: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
+    return tuple((c.name, _STORE_TYPES.get(c.type, _S)) for c in schema.table(table).columns
+                 if (c.type in _STORE_TYPES or c.name in joined) and c.name not in skip)
+
+
+#: Run-level columns (one value per run, repeated on each flow row) and their types: the
+#: summary's scalar values (the scenario's ``name`` is not stored; ``seed`` is a structural
+#: column).
+RUN_COLUMNS: tuple[tuple[str, str], ...] = _store_columns("summary", frozenset({"name", "seed"}))
 
 #: Bottleneck statistics, stored as ``bn_<name>``.
-BN_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("drops", _I),
-    ("random_losses", _I),
-    ("utilization", _F),
-    ("queue_delay_mean_ms", _F),
-    ("queue_delay_p95_ms", _F),
-    ("queue_mean_pkts", _F),
-    ("queue_max_pkts", _I),
-    ("ack_losses", _I),
-    ("packets_in", _I),
-    ("packets_out", _I),
-    ("rate_mbps", _F),
-    ("delay_ms", _F),
-    ("buffer_pkts", _I),
-    ("buffer_bytes", _I),
-)
+BN_COLUMNS: tuple[tuple[str, str], ...] = _store_columns("bottleneck")
 
-#: Per-flow columns (``flow`` is the flow id) and their types.
-FLOW_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("flow", _I),
-    ("cc", _S),
-    ("throughput_mbps", _F),
-    ("bytes_acked", _I),
-    ("retransmits", _I),
-    ("rto_count", _I),
-    ("rtt_min_ms", _F),
-    ("rtt_mean_ms", _F),
-    ("rtt_p95_ms", _F),
-    ("cwnd_final_pkts", _I),
-    ("group", _I),
-    ("start_s", _F),
-    ("end_s", _F),
-    ("bytes_sent", _I),
-    ("bytes_delivered", _I),
-    ("segments_sent", _I),
-    ("segments_delivered", _I),
-    ("fast_recoveries", _I),
-    ("cwnd_final_bytes", _I),
-    ("completed", _B),
-    ("completion_s", _F),
-    # The nodes the flow's data crosses, as one string: "a->r1->r2->b" (link ids are "a->r1").
-    ("path", _S),
-)
+#: Per-flow columns (``flow`` is the flow id) and their types. ``path``, the nodes the flow's
+#: data crosses, is one string: ``"a->r1->r2->b"`` (link ids are ``"a->r1"``).
+FLOW_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    ("flow" if c == "id" else c, kind) for c, kind in _store_columns("flows", joined=frozenset({"path"})))
 
-_EVENT_TYPES = {"time_s": _F, "flow": _I, "cc": _S, "kind": _S, "value": _F, "value2": _F}
+_EVENT_TYPES = dict(_store_columns("cc_events"))
 
 #: Names no tag may take (the seed tag is not a column: it is the seed column).
 STRUCTURAL_COLUMNS = frozenset({"experiment", "key", "seed", "status", "error"})
@@ -491,12 +463,10 @@ def runs_table(payload: Mapping[str, Any], summary: Mapping[str, Any]) -> pa.Tab
 
 
 def timeseries_table(payload: Mapping[str, Any], result: Result) -> pa.Table:
-    import pyarrow as pa
-
     df = result.timeseries
     if "cc" in df.columns:
         df = df.assign(cc=df["cc"].astype(object).astype(str))
-    body = pa.Table.from_pandas(df, preserve_index=False)
+    body = schema.arrow(df, "timeseries")
     return _with_front(payload, body, "timeseries")
 
 

@@ -7,7 +7,7 @@
 
 use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
 use crate::event::{Event, EventQueue};
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationSummary, Summary, TimeSeries};
+use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries};
 use crate::net::wifi::{Cx, Frame, UDP_IP_HEADER};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
 use crate::output::wireless::{WFlowSummary, WirelessOutput};
@@ -612,7 +612,7 @@ impl Sim {
         let mut out = Vec::new();
         for (m, med) in self.net.media.iter().enumerate() {
             for (stats, &node) in med.station_stats(self.end).into_iter().zip(&med.nodes) {
-                out.push(StationSummary { medium: m, node: self.net.nodes[node as usize].clone(), stats });
+                out.push(StationSummary { place: StationPlace { medium: m, node: self.net.nodes[node as usize].clone() }, stats });
             }
         }
         out

@@ -3,7 +3,8 @@
 
 use ccsim_core::cc;
 use ccsim_core::limits::{self, MemoryEstimate};
-use ccsim_core::metrics::{EventLog, LinkSeries, TimeSeries};
+use ccsim_core::metrics::LinkSeries;
+use ccsim_core::output::schema::ColumnData;
 use ccsim_core::scenario::MAX_SEED;
 use ccsim_core::sim::Sim;
 use ccsim_core::scenario::AnyScenario;
@@ -176,74 +177,25 @@ fn put<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, name: &str, column: PyResul
     py.check_signals()
 }
 
-/// The time series, one entry per column: numeric columns as bytearrays of float64/int64
-/// (see [`packed`]), `cc` and `queue_state` as lists of strings (and None). Each engine column
-/// is freed as soon as it is converted.
-fn columns(py: Python<'_>, ts: TimeSeries) -> PyResult<Bound<'_, PyDict>> {
+/// A column table (the time series, the algorithm events, the link queues), one entry per
+/// column in the schema's order (`ccsim_core::output::schema`): numeric columns as bytearrays
+/// of float64/int64 (see [`packed`]), string columns as lists of strings (and None), with one
+/// Python string per distinct value; `names` are the strings an interned column indexes. Each
+/// engine column is freed as soon as it is converted.
+fn table_columns<'py>(py: Python<'py>, cols: Vec<(&'static str, ColumnData)>, names: &[String]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let TimeSeries {
-        time_s,
-        flow,
-        cc,
-        delivery_rate_mbps,
-        goodput_mbps,
-        bytes_acked,
-        cwnd_pkts,
-        srtt_ms,
-        rtprop_ms,
-        btlbw_mbps,
-        pacing_rate_mbps,
-        inflight_pkts,
-        rho,
-        queue_state,
-        shadow_wnd_pkts,
-        queue_pkts,
-        queue_bytes,
-    } = ts;
-    put(py, &d, "time_s", packed(py, time_s))?;
-    put(py, &d, "flow", packed(py, flow))?;
-    put(py, &d, "cc", str_list(py, &strs(cc)).map(|l| l.into_any()))?;
-    put(py, &d, "delivery_rate_mbps", packed(py, delivery_rate_mbps))?;
-    put(py, &d, "goodput_mbps", packed(py, goodput_mbps))?;
-    put(py, &d, "bytes_acked", packed(py, bytes_acked))?;
-    put(py, &d, "cwnd_pkts", packed(py, cwnd_pkts))?;
-    put(py, &d, "srtt_ms", packed(py, srtt_ms))?;
-    put(py, &d, "rtprop_ms", packed(py, rtprop_ms))?;
-    put(py, &d, "btlbw_mbps", packed(py, btlbw_mbps))?;
-    put(py, &d, "pacing_rate_mbps", packed(py, pacing_rate_mbps))?;
-    put(py, &d, "inflight_pkts", packed(py, inflight_pkts))?;
-    put(py, &d, "rho", packed(py, rho))?;
-    put(py, &d, "queue_state", str_list(py, &queue_state).map(|l| l.into_any()))?;
-    put(py, &d, "shadow_wnd_pkts", packed(py, shadow_wnd_pkts))?;
-    put(py, &d, "queue_pkts", packed(py, queue_pkts))?;
-    put(py, &d, "queue_bytes", packed(py, queue_bytes))?;
-    Ok(d)
-}
-
-/// The algorithm events, as [`columns`] gives the time series (`cc` and `kind` as lists).
-fn event_columns(py: Python<'_>, ev: EventLog) -> PyResult<Bound<'_, PyDict>> {
-    let d = PyDict::new(py);
-    let EventLog { time_s, flow, cc, kind, value, value2, .. } = ev;
-    put(py, &d, "time_s", packed(py, time_s))?;
-    put(py, &d, "flow", packed(py, flow))?;
-    put(py, &d, "cc", str_list(py, &strs(cc)).map(|l| l.into_any()))?;
-    put(py, &d, "kind", str_list(py, &strs(kind)).map(|l| l.into_any()))?;
-    put(py, &d, "value", packed(py, value))?;
-    put(py, &d, "value2", packed(py, value2))?;
-    Ok(d)
-}
-
-/// The link queues, as [`columns`] gives the time series (`link` as a list of the directions'
-/// ids).
-fn link_columns(py: Python<'_>, ls: LinkSeries) -> PyResult<Bound<'_, PyDict>> {
-    let d = PyDict::new(py);
-    let LinkSeries { links, time_s, link, queue_pkts, queue_bytes } = ls;
-    // One Python string per direction, shared by its rows.
-    let ids: Vec<Bound<'_, PyAny>> = links.iter().map(|s| pyo3::types::PyString::new(py, s).into_any()).collect();
-    put(py, &d, "time_s", packed(py, time_s))?;
-    put(py, &d, "link", PyList::new(py, link.iter().map(|&k| ids[k as usize].clone())).map(|l| l.into_any()))?;
-    put(py, &d, "queue_pkts", packed(py, queue_pkts))?;
-    put(py, &d, "queue_bytes", packed(py, queue_bytes))?;
+    let ids: Vec<Bound<'_, PyAny>> = names.iter().map(|s| PyString::new(py, s).into_any()).collect();
+    for (name, data) in cols {
+        let column = match data {
+            ColumnData::F64(v) => packed(py, v),
+            ColumnData::U32(v) => packed(py, v),
+            ColumnData::U64(v) => packed(py, v),
+            ColumnData::Str(v) => str_list(py, &strs(v)).map(|l| l.into_any()),
+            ColumnData::OptStr(v) => str_list(py, &v).map(|l| l.into_any()),
+            ColumnData::Interned(v) => PyList::new(py, v.iter().map(|k| ids[k.0 as usize].clone())).map(|l| l.into_any()),
+        };
+        put(py, &d, name, column)?;
+    }
     Ok(d)
 }
 
@@ -351,7 +303,7 @@ fn run<'py>(
         };
         let rows = limits::estimate(&sc, timeseries).timeseries_rows;
         let t0 = Instant::now();
-        let (summary, ts, ev, ls) = match &sc {
+        let (summary, ts, ev, mut ls) = match &sc {
             AnyScenario::Dumbbell(sc) => {
                 let mut sim = Sim::with_timeseries(sc, seed, timeseries);
                 if budget.is_some() {
@@ -373,9 +325,10 @@ fn run<'py>(
                 (summary.to_string(), ts, ev, LinkSeries::default())
             }
         };
-        let cols = columns(py, ts)?;
-        let ev = event_columns(py, ev)?;
-        let ls = link_columns(py, ls)?;
+        let cols = table_columns(py, ts.into_columns(), &[])?;
+        let ev = table_columns(py, ev.into_columns(), &[])?;
+        let names = std::mem::take(&mut ls.links);
+        let ls = table_columns(py, ls.into_columns(), &names)?;
         Ok((summary, cols, ev, ls))
     })
 }
@@ -416,6 +369,13 @@ fn emulate_link(py: Python<'_>, config_json: &str, on_tick: Option<Bound<'_, PyA
     })
 }
 
+/// The output schema (every record and column table: names, types, units, meaning), as JSON;
+/// see `ccsim_core::output::schema::to_json`.
+#[pyfunction]
+fn schema() -> String {
+    ccsim_core::output::schema::to_json().to_string()
+}
+
 /// Every algorithm with its parameters, as JSON.
 #[pyfunction]
 fn algorithms() -> String {
@@ -451,6 +411,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_link, m)?)?;
     Ok(())

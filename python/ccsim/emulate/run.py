@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .. import _core
+from .. import _core, schema
 from ..result import Result, _as_scenario, as_seed
 from ..scenario import Scenario, ScenarioError, algorithms
 from . import netns
@@ -433,7 +433,7 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
         ca = np.asarray(samples.get("ca_state", []), dtype=np.int64)
         recoveries = int(np.sum((ca[1:] == 3) & (ca[:-1] != 3))) + int(len(ca) > 0 and ca[0] == 3)
         min_rtt = final.get("min_rtt_us") or (np.min(samples["min_rtt_us"]) if samples.get("min_rtt_us") else 0)
-        flows_out.append({
+        flows_out.append({**schema.table("flows").row({
             "id": f.index,
             "group": f.group,
             "cc": f.cc,
@@ -455,17 +455,19 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
             "cwnd_final_bytes": (final.get("snd_cwnd") or 0) * f.mss,
             "completed": completion is not None,
             "completion_s": completion / 1e9 if completion is not None else None,
+            # The dumbbell's node names, as `ccsim run` gives them.
+            "path": [f"sender{len(flows_out)}", "router", "receiver"],
+        }),
+            # The emulation's own.
             "kernel_cc": send.get("kernel_cc", f.kernel_cc),
             "snd_mss": final.get("snd_mss"),
             "start_late_ms": max(0.0, (send.get("start_ns", epoch + f.start_ns) - epoch - f.start_ns) / 1e6),
-            # The dumbbell's node names, as `ccsim run` gives them.
-            "path": [f"sender{len(flows_out)}", "router", "receiver"],
         })
         per_flow_series.append((f, cum, samples))
     thr = [fl["throughput_mbps"] for fl in flows_out]
     s2 = sum(x * x for x in thr)
     bottleneck = stats["bottleneck"]
-    summary: dict[str, Any] = {
+    summary: dict[str, Any] = {**schema.table("summary").row({
         "name": p.resolved.get("name"),
         "seed": p.seed,
         "sim_seconds": dur / 1e9,
@@ -478,6 +480,8 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
         # The emulated bottleneck is the one link direction the emulation measures.
         "links": [_bottleneck_link(bottleneck)],
         "warnings": [],
+    }),
+        # The emulation's own.
         "mode": "emulation",
         "ignored": p.ignored,
         "kernel": {"release": os.uname().release, "algorithms": kernel_algorithms()},
@@ -488,10 +492,8 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
 
 def _bottleneck_link(bn: dict[str, Any]) -> dict[str, Any]:
     """The emulated bottleneck as an entry of `links` (the schema of `ccsim run --json`)."""
-    keys = ("rate_mbps", "delay_ms", "buffer_pkts", "buffer_bytes", "packets_in", "packets_out", "drops",
-            "random_losses", "utilization", "queue_mean_pkts", "queue_max_pkts", "queue_delay_mean_ms",
-            "queue_delay_p95_ms")
-    return {"id": "router->receiver", **{k: bn.get(k) for k in keys}}
+    links = schema.table("links")
+    return links.row({"id": "router->receiver", **{k: v for k, v in bn.items() if k in links}})
 
 
 def _json_safe(value: Any) -> Any:
@@ -569,12 +571,12 @@ def _timeseries(p: Plan, epoch: int, flows: list, queue: dict[str, list]) -> dic
     cols["btlbw_mbps"] = interleave(per["btlbw_mbps"])
     cols["pacing_rate_mbps"] = interleave(per["pacing_rate_mbps"])
     cols["inflight_pkts"] = interleave(per["inflight_pkts"])
-    cols["rho"] = [math.nan] * (nt * nf)
-    cols["queue_state"] = [None] * (nt * nf)
-    cols["shadow_wnd_pkts"] = [math.nan] * (nt * nf)
     cols["queue_pkts"] = np.repeat(queue_col("queue_pkts"), nf).tolist()
     cols["queue_bytes"] = np.repeat(queue_col("queue_bytes"), nf).tolist()
-    return cols
+    # The simulator's columns, in its order; those the kernel does not give (the seed
+    # algorithms' rho, queue state, shadow window) hold no value.
+    table = schema.table("timeseries")
+    return {c.name: cols[c.name] if c.name in cols else [c.missing] * (nt * nf) for c in table.columns}
 
 
 # ``ccsim.emulate`` is this function (the package attribute shadows the package), so the

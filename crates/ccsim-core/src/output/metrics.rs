@@ -1,139 +1,136 @@
 //! What a run reports: a per-flow and bottleneck summary (serialised as the CLI's JSON) and a
 //! long-format time series (one row per sample time and flow).
 
+use crate::output::schema::{columns, record, Interned, Type};
 use serde::Serialize;
 
-#[derive(Debug, Clone, Serialize)]
-pub struct FlowSummary {
-    pub id: u32,
-    pub group: usize,
-    pub cc: String,
-    pub start_s: f64,
-    pub end_s: f64,
-    /// Cumulatively acknowledged payload bytes / connection time (the seed papers' definition).
-    pub throughput_mbps: f64,
-    pub bytes_acked: u64,
-    pub bytes_sent: u64,
-    pub bytes_delivered: u64,
-    pub segments_sent: u64,
-    pub segments_delivered: u64,
-    pub retransmits: u64,
-    pub rto_count: u64,
-    pub fast_recoveries: u64,
-    pub rtt_min_ms: f64,
-    pub rtt_mean_ms: f64,
-    pub rtt_p95_ms: f64,
-    pub cwnd_final_pkts: u32,
-    pub cwnd_final_bytes: u64,
-    pub completed: bool,
-    pub completion_s: Option<f64>,
-    /// The nodes the flow's data crosses, sender to receiver (empty on the 802.11 line, whose
-    /// flows give `src` and `dst`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub path: Vec<String>,
+record! {
+    /// One flow's results.
+    pub struct FlowSummary {
+        id: u32, "", "The flow's number, from 0 in file order (a `count = N` entry gives N consecutive numbers).";
+        group: usize, "", "The index of the `[[flows]]` entry it comes from.";
+        cc: String, "", "Its algorithm (`udp` for a UDP flow).";
+        start_s: f64, "s", "When it starts sending.";
+        end_s: f64, "s", "When it stops: its `stop`, or the end of the run.";
+        throughput_mbps: f64, "Mbps", "Cumulatively acknowledged payload bytes / connection time (the seed papers' definition).";
+        bytes_acked: u64, "bytes", "Payload bytes cumulatively acknowledged.";
+        bytes_sent: u64, "bytes", "Payload bytes sent, retransmissions included.";
+        bytes_delivered: u64, "bytes", "Payload bytes the receiver handed to the application, in order, each once.";
+        segments_sent: u64, "segments", "Data segments sent, retransmissions included.";
+        segments_delivered: u64, "segments", "Data segments the receiver delivered in order, each once.";
+        retransmits: u64, "segments", "Data segments sent again.";
+        rto_count: u64, "count", "Retransmission timeouts.";
+        fast_recoveries: u64, "count", "Entries into fast recovery.";
+        rtt_min_ms: f64, "ms", "Smallest RTT sample (NaN without samples).";
+        rtt_mean_ms: f64, "ms", "Mean of the RTT samples (one per ACK that gives one).";
+        rtt_p95_ms: f64, "ms", "95th percentile of the RTT samples (log-linear histogram, 1% relative error).";
+        cwnd_final_pkts: u32, "pkts", "cwnd at the end of the run.";
+        cwnd_final_bytes: u64, "bytes", "cwnd at the end of the run x MSS.";
+        completed: bool, "", "A flow with a `size` that had it all acknowledged.";
+        completion_s: Option<f64>, "s", "When it completed (null if it did not).";
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        path: Vec<String> as (Type::StrList, true), "", "The nodes its data crosses, sender to receiver (absent on a `[wireless]` line, whose flows give `src` and `dst`).";
+    }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct BottleneckSummary {
-    pub rate_mbps: f64,
-    pub delay_ms: f64,
-    pub buffer_pkts: Option<u64>,
-    pub buffer_bytes: Option<u64>,
-    pub packets_in: u64,
-    pub packets_out: u64,
-    /// Drop-tail overflows.
-    pub drops: u64,
-    /// Random (Bernoulli) losses on the data direction.
-    pub random_losses: u64,
-    pub ack_losses: u64,
-    /// Fraction of the run the link was serialising.
-    pub utilization: f64,
-    pub queue_mean_pkts: f64,
-    pub queue_max_pkts: u64,
-    pub queue_delay_mean_ms: f64,
-    pub queue_delay_p95_ms: f64,
+record! {
+    /// The dumbbell's bottleneck: its data direction.
+    pub struct BottleneckSummary {
+        rate_mbps: f64, "Mbps", "Its rate.";
+        delay_ms: f64, "ms", "Its one-way propagation delay.";
+        buffer_pkts: Option<u64>, "pkts", "Its queue limit in packets (null when given in bytes).";
+        buffer_bytes: Option<u64>, "bytes", "Its queue limit in bytes (null when given in packets).";
+        packets_in: u64, "pkts", "Packets offered to it.";
+        packets_out: u64, "pkts", "Packets it finished serialising.";
+        drops: u64, "pkts", "Drop-tail overflows.";
+        random_losses: u64, "pkts", "Random (Bernoulli) losses of data packets.";
+        ack_losses: u64, "pkts", "Random losses of ACKs on the way back.";
+        utilization: f64, "fraction", "Fraction of the run it was serialising.";
+        queue_mean_pkts: f64, "pkts", "Time-averaged queue (the packet in service not counted).";
+        queue_max_pkts: u64, "pkts", "Largest queue.";
+        queue_delay_mean_ms: f64, "ms", "Mean queueing delay of the packets it accepted.";
+        queue_delay_p95_ms: f64, "ms", "95th percentile of their queueing delay.";
+    }
 }
 
-/// One direction of a link that carried packets.
-#[derive(Debug, Clone, Serialize)]
-pub struct LinkSummary {
-    /// `"from->to"` with the nodes' names.
-    pub id: String,
-    /// None for an unlimited direction (a pure propagation delay).
-    pub rate_mbps: Option<f64>,
-    pub delay_ms: f64,
-    pub buffer_pkts: Option<u64>,
-    pub buffer_bytes: Option<u64>,
-    pub packets_in: u64,
-    pub packets_out: u64,
-    /// Drop-tail overflows.
-    pub drops: u64,
-    /// Random (Bernoulli) losses.
-    pub random_losses: u64,
-    /// Fraction of the run the direction was serialising (0 when unlimited).
-    pub utilization: f64,
-    pub queue_mean_pkts: f64,
-    pub queue_max_pkts: u64,
-    pub queue_delay_mean_ms: f64,
-    pub queue_delay_p95_ms: f64,
+record! {
+    /// One direction of a link that carried packets.
+    pub struct LinkSummary {
+        id: String, "", "`\"from->to\"` with the nodes' names.";
+        rate_mbps: Option<f64>, "Mbps", "Its rate (null for an unlimited direction: a pure propagation delay).";
+        delay_ms: f64, "ms", "Its one-way propagation delay.";
+        buffer_pkts: Option<u64>, "pkts", "Its queue limit in packets (null when in bytes or unlimited).";
+        buffer_bytes: Option<u64>, "bytes", "Its queue limit in bytes (null when in packets or unlimited).";
+        packets_in: u64, "pkts", "Packets offered to it.";
+        packets_out: u64, "pkts", "Packets it finished serialising.";
+        drops: u64, "pkts", "Drop-tail overflows.";
+        random_losses: u64, "pkts", "Random (Bernoulli) losses.";
+        utilization: f64, "fraction", "Fraction of the run it was serialising (0 when unlimited).";
+        queue_mean_pkts: f64, "pkts", "Time-averaged queue (the packet in service not counted).";
+        queue_max_pkts: u64, "pkts", "Largest queue.";
+        queue_delay_mean_ms: f64, "ms", "Mean queueing delay of the packets it accepted.";
+        queue_delay_p95_ms: f64, "ms", "95th percentile of their queueing delay.";
+    }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub name: Option<String>,
-    pub seed: u64,
-    pub sim_seconds: f64,
-    pub events: u64,
-    pub wall_seconds: f64,
-    pub flows: Vec<FlowSummary>,
-    pub total_throughput_mbps: f64,
-    pub jain_index: f64,
-    /// The dumbbell's bottleneck (None for a `[[links]]` network).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bottleneck: Option<BottleneckSummary>,
-    /// Every link direction that carried packets, in the network's order.
-    pub links: Vec<LinkSummary>,
-    /// One line each: conditions a user should know about (e.g. a flow limited by its own
-    /// access link rather than the bottleneck). Never errors.
-    pub warnings: Vec<String>,
-    /// Every station of the network's Wi-Fi media (`[[wifi]]`), in order; absent without one.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stations: Vec<StationSummary>,
+record! {
+    /// One run.
+    pub struct Summary {
+        name: Option<String>, "", "The scenario's `name`.";
+        seed: u64, "", "The seed every random stream derives from.";
+        sim_seconds: f64, "s", "Simulated time.";
+        events: u64, "count", "Events the engine processed.";
+        wall_seconds: f64, "s", "Wall time of the run (the only machine-dependent value).";
+        flows: Vec<FlowSummary> as (Type::Records("flows"), false), "", "Per flow, in file order.";
+        total_throughput_mbps: f64, "Mbps", "Sum of the flows' throughput.";
+        jain_index: f64, "", "Jain's fairness index of the flows' throughput.";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bottleneck: Option<BottleneckSummary> as (Type::Record("bottleneck"), true), "", "The dumbbell's bottleneck (absent for a `[[links]]` network).";
+        links: Vec<LinkSummary> as (Type::Records("links"), false), "", "Every link direction that carried packets, in the network's order.";
+        warnings: Vec<String> as (Type::StrList, false), "", "One line each: conditions a user should know about (e.g. a flow limited by its own access link rather than the bottleneck). Never errors.";
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        stations: Vec<StationSummary> as (Type::Records("stations"), true), "", "Every station of the network's Wi-Fi media (`[[wifi]]`), in order; absent without one.";
+    }
 }
 
-/// A station of a shared medium: which medium (the `[[wifi]]` entry) and node, and its MAC and
-/// host counters.
+record! {
+    /// Where a station of a shared medium is: which medium (the `[[wifi]]` entry) and node.
+    pub struct StationPlace {
+        medium: usize as (Type::Int, true), "", "The index of its `[[wifi]]` entry (absent on a `[wireless]` line).";
+        node: String as (Type::Str, true), "", "Its node (absent on a `[wireless]` line).";
+    }
+}
+
+/// A station of a shared medium: where it is, and its MAC and host counters.
 #[derive(Debug, Clone, Serialize)]
 pub struct StationSummary {
-    pub medium: usize,
-    pub node: String,
+    #[serde(flatten)]
+    pub place: StationPlace,
     #[serde(flatten)]
     pub stats: crate::net::wifi::StationStats,
 }
 
-/// Columns of the time series, all the same length.
-#[derive(Debug, Clone, Default)]
-pub struct TimeSeries {
-    pub time_s: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub cc: Vec<&'static str>,
-    /// Rate of data delivered (cumulatively or selectively acknowledged, Linux `delivered`)
-    /// over the interval.
-    pub delivery_rate_mbps: Vec<f64>,
-    /// Rate at which the cumulative ACK advanced over the interval (can spike after recovery).
-    pub goodput_mbps: Vec<f64>,
-    pub bytes_acked: Vec<u64>,
-    pub cwnd_pkts: Vec<u32>,
-    pub srtt_ms: Vec<f64>,
-    pub rtprop_ms: Vec<f64>,
-    pub btlbw_mbps: Vec<f64>,
-    pub pacing_rate_mbps: Vec<f64>,
-    pub inflight_pkts: Vec<u32>,
-    pub rho: Vec<f64>,
-    pub queue_state: Vec<Option<&'static str>>,
-    pub shadow_wnd_pkts: Vec<f64>,
-    pub queue_pkts: Vec<u32>,
-    pub queue_bytes: Vec<u64>,
+columns! {
+    /// The time series: one row per sample time and flow.
+    pub struct TimeSeries {
+        time_s: f64, "s", "Sample time.";
+        flow: u32, "", "The flow's `id`.";
+        cc: &'static str as (Type::Category, false), "", "Its algorithm (`udp` for a UDP flow).";
+        delivery_rate_mbps: f64, "Mbps", "Rate of data delivered (cumulatively or selectively acknowledged, Linux `delivered`) over the interval.";
+        goodput_mbps: f64, "Mbps", "Rate at which the cumulative ACK advanced over the interval (can spike after recovery).";
+        bytes_acked: u64, "bytes", "Payload bytes cumulatively acknowledged so far (for UDP: received).";
+        cwnd_pkts: u32, "pkts", "cwnd (0 for UDP).";
+        srtt_ms: f64, "ms", "Smoothed RTT (NaN before the first sample).";
+        rtprop_ms: f64, "ms", "The algorithm's RTprop (BBR family's min_rtt; NaN for others).";
+        btlbw_mbps: f64, "Mbps", "The algorithm's bottleneck-bandwidth estimate (BBR family; NaN for others).";
+        pacing_rate_mbps: f64, "Mbps", "Pacing rate (NaN when the flow is not paced).";
+        inflight_pkts: u32, "pkts", "Packets in flight (Linux `tcp_packets_in_flight`).";
+        rho: f64, "", "The algorithm's estimated bottleneck utilization rho (UCC, BBR+; NaN for others).";
+        queue_state: Option<&'static str>, "", "The bottleneck queue state the algorithm infers (CDG: unknown, empty, rising, full, falling), else null.";
+        shadow_wnd_pkts: f64, "pkts", "The algorithm's shadow window (CHD, CDG; NaN for others).";
+        queue_pkts: u32, "pkts", "The queue reported beside the flow: its path's slowest direction's (or its Wi-Fi station's interface queue).";
+        queue_bytes: u64, "bytes", "That queue in bytes.";
+    }
 }
 
 impl TimeSeries {
@@ -203,34 +200,6 @@ impl TimeSeries {
         self.queue_bytes.push(queue_bytes);
         *last = bytes_received;
     }
-
-    pub fn len(&self) -> usize {
-        self.time_s.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.time_s.is_empty()
-    }
-
-    /// Reserve room for exactly `rows` more rows (no growth by doubling while sampling).
-    pub fn reserve_exact(&mut self, rows: usize) {
-        self.time_s.reserve_exact(rows);
-        self.flow.reserve_exact(rows);
-        self.cc.reserve_exact(rows);
-        self.delivery_rate_mbps.reserve_exact(rows);
-        self.goodput_mbps.reserve_exact(rows);
-        self.bytes_acked.reserve_exact(rows);
-        self.cwnd_pkts.reserve_exact(rows);
-        self.srtt_ms.reserve_exact(rows);
-        self.rtprop_ms.reserve_exact(rows);
-        self.btlbw_mbps.reserve_exact(rows);
-        self.pacing_rate_mbps.reserve_exact(rows);
-        self.inflight_pkts.reserve_exact(rows);
-        self.rho.reserve_exact(rows);
-        self.queue_state.reserve_exact(rows);
-        self.shadow_wnd_pkts.reserve_exact(rows);
-        self.queue_pkts.reserve_exact(rows);
-        self.queue_bytes.reserve_exact(rows);
-    }
 }
 
 /// Most algorithm-event rows one run keeps (see [`EventLog`]).
@@ -239,24 +208,27 @@ pub const MAX_CC_EVENTS: usize = 1_000_000;
 /// The `kind` of the row that closes a truncated event log.
 pub const TRUNCATED_KIND: &str = "truncated";
 
-/// Algorithm events, one row each: when, which flow, what, and its values.
-///
-/// At most [`MAX_CC_EVENTS`] rows are kept: some algorithms (bbr-expire, bbr-rtprop) can
-/// record an event on every ACK, which no scenario field bounds usefully. Events past the cap
-/// are counted, not stored, and [`EventLog::take_closed`] appends one marker row: kind
-/// [`TRUNCATED_KIND`], at the time, flow and algorithm of the first event left out, with
-/// `value` = the number of events left out.
-#[derive(Debug, Clone, Default)]
-pub struct EventLog {
-    pub time_s: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub cc: Vec<&'static str>,
-    pub kind: Vec<&'static str>,
-    pub value: Vec<f64>,
-    pub value2: Vec<f64>,
-    /// Events left out past the cap, and the first of them (time, flow, algorithm).
-    pub dropped: u64,
-    first_dropped: Option<(f64, u32, &'static str)>,
+columns! {
+    /// Algorithm events, one row each: when, which flow, what, and its values.
+    ///
+    /// At most [`MAX_CC_EVENTS`] rows are kept: some algorithms (bbr-expire, bbr-rtprop) can
+    /// record an event on every ACK, which no scenario field bounds usefully. Events past the cap
+    /// are counted, not stored, and [`EventLog::take_closed`] appends one marker row: kind
+    /// [`TRUNCATED_KIND`], at the time, flow and algorithm of the first event left out, with
+    /// `value` = the number of events left out.
+    pub struct EventLog {
+        time_s: f64, "s", "When.";
+        flow: u32, "", "The flow's `id`.";
+        cc: &'static str, "", "Its algorithm.";
+        kind: &'static str, "", "What happened (e.g. `rtprop_update`, `forced_expire`; `truncated` closes a log cut at its cap).";
+        value: f64, "", "The event's value (its meaning depends on `kind`: docs/algorithms.md).";
+        value2: f64, "", "A second value (NaN when the kind has none).";
+    }
+    extra {
+        /// Events left out past the cap, and the first of them (time, flow, algorithm).
+        pub dropped: u64,
+        first_dropped: Option<(f64, u32, &'static str)>,
+    }
 }
 
 impl EventLog {
@@ -287,38 +259,29 @@ impl EventLog {
         }
         log
     }
-
-    pub fn len(&self) -> usize {
-        self.time_s.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.time_s.is_empty()
-    }
 }
 
-/// The queue of every link direction that has a buffer (a rate and a finite queue limit), in
-/// long format: one row per sample time and direction. `link` indexes `links`.
-#[derive(Debug, Clone, Default)]
-pub struct LinkSeries {
-    pub links: Vec<String>,
-    pub time_s: Vec<f64>,
-    pub link: Vec<u32>,
-    pub queue_pkts: Vec<u64>,
-    pub queue_bytes: Vec<u64>,
+columns! {
+    /// The queue of every link direction that has a buffer (a rate and a finite queue limit),
+    /// in long format: one row per sample time and direction.
+    pub struct LinkSeries {
+        time_s: f64, "s", "Sample time.";
+        link: Interned, "", "The direction's id (`\"r1->r2\"`); the engine keeps an index into `links`.";
+        queue_pkts: u64, "pkts", "Packets waiting (the packet in service not counted).";
+        queue_bytes: u64, "bytes", "Bytes waiting.";
+    }
+    extra {
+        /// The ids of the directions `link` indexes.
+        pub links: Vec<String>,
+    }
 }
 
 impl LinkSeries {
     pub fn push(&mut self, t_s: f64, link: u32, queue_pkts: u64, queue_bytes: u64) {
         self.time_s.push(t_s);
-        self.link.push(link);
+        self.link.push(Interned(link));
         self.queue_pkts.push(queue_pkts);
         self.queue_bytes.push(queue_bytes);
-    }
-    pub fn len(&self) -> usize {
-        self.time_s.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.time_s.is_empty()
     }
 }
 

@@ -1,8 +1,9 @@
 //! What a run of the `[wireless]` line reports: per flow (TCP or UDP) and per station. Its
-//! TCP flows carry the same fields as a dumbbell's ([`FlowSummary`]).
+//! TCP flows carry the same fields as a dumbbell's ([`FlowSummary`]), then [`LineFlow`]'s.
 
 use crate::metrics::FlowSummary;
 use crate::net::wifi::StationStats;
+use crate::output::schema::{record, Type};
 use serde::Serialize;
 
 /// Per-flow results of a wireless run (UDP flows report sent/received/lost).
@@ -39,11 +40,41 @@ pub struct WirelessOutput {
     pub stations: Vec<StationStats>,
 }
 
+record! {
+    /// The fields a flow of a `[wireless]` line has beside a dumbbell flow's.
+    pub struct LineFlow {
+        protocol: &'static str, "", "`tcp` or `udp`.";
+        src: usize, "", "The station it sends from (0 is the line's first).";
+        dst: usize, "", "The station it sends to.";
+        sent: u64, "pkts", "Packets sent (for TCP, data segments, retransmissions included).";
+        received: u64, "pkts", "Packets received (for TCP, data segments delivered).";
+        lost: u64, "pkts", "Sent, not received, and no longer anywhere in the line (dropped).";
+        in_flight: u64, "pkts", "Still queued in a station when the run ended.";
+        loss_ratio: f64, "fraction", "`lost` / `sent` (0 when nothing was sent).";
+    }
+}
+
+record! {
+    /// One run of a `[wireless]` line, as `ccsim run --json` prints it.
+    pub struct LineSummary {
+        name: Option<String>, "", "The scenario's `name`.";
+        network: &'static str, "", "`wireless`.";
+        seed: u64, "", "The seed every random stream derives from.";
+        sim_seconds: f64, "s", "Simulated time.";
+        events: u64, "count", "Events the engine processed.";
+        wall_seconds: f64, "s", "Wall time of the run (the only machine-dependent value).";
+        flows: Vec<serde_json::Value> as (Type::Records("line_flows"), false), "", "Per flow, in file order.";
+        total_throughput_mbps: f64, "Mbps", "Sum of the flows' throughput.";
+        jain_index: f64, "", "Jain's fairness index of the flows' throughput.";
+        wireless: serde_json::Value as (Type::Object, false), "", "The resolved `[wireless]` settings (hops, profile, environment, PHY and MAC constants).";
+        stations: Vec<StationStats> as (Type::Records("stations"), false), "", "Per station of the line, in order.";
+    }
+}
+
 impl WirelessOutput {
-    /// The summary as `ccsim run --json` prints it: one flat record per flow, with the
-    /// dumbbell's per-flow fields for TCP flows (`cc` is "udp" for UDP flows) plus `protocol`,
-    /// `src`, `dst`, `sent`, `received`, `lost` and `loss_ratio` (packets; for TCP, data
-    /// segments sent and delivered, retransmissions included in `sent`).
+    /// The summary as `ccsim run --json` prints it ([`LineSummary`]): one flat record per
+    /// flow, with the dumbbell's per-flow fields for TCP flows (`cc` is "udp" for UDP flows)
+    /// then the [`LineFlow`] fields.
     pub fn summary_json(&self, name: Option<&str>, wireless: &serde_json::Value) -> serde_json::Value {
         use serde_json::{json, Value};
         let flows: Vec<Value> = self
@@ -57,31 +88,36 @@ impl WirelessOutput {
                         "throughput_mbps": f.throughput_mbps,
                     }),
                 };
+                let line = LineFlow {
+                    protocol: f.kind,
+                    src: f.src,
+                    dst: f.dst,
+                    sent: f.sent,
+                    received: f.received,
+                    lost: f.lost,
+                    in_flight: f.in_flight,
+                    loss_ratio: f.loss_ratio,
+                };
                 let o = m.as_object_mut().expect("an object");
-                o.insert("protocol".into(), Value::from(f.kind));
-                o.insert("src".into(), Value::from(f.src));
-                o.insert("dst".into(), Value::from(f.dst));
-                o.insert("sent".into(), Value::from(f.sent));
-                o.insert("received".into(), Value::from(f.received));
-                o.insert("lost".into(), Value::from(f.lost));
-                o.insert("in_flight".into(), Value::from(f.in_flight));
-                o.insert("loss_ratio".into(), Value::from(f.loss_ratio));
+                if let Value::Object(extra) = serde_json::to_value(line).expect("line flow serialises") {
+                    o.extend(extra);
+                }
                 m
             })
             .collect();
-        json!({
-            "name": name,
-            "network": "wireless",
-            "seed": self.seed,
-            "sim_seconds": self.sim_seconds,
-            "events": self.events,
-            "wall_seconds": self.wall_seconds,
-            "flows": flows,
-            "total_throughput_mbps": self.total_throughput_mbps,
-            "jain_index": self.jain_index,
-            "wireless": wireless,
-            "stations": self.stations,
+        serde_json::to_value(LineSummary {
+            name: name.map(str::to_string),
+            network: "wireless",
+            seed: self.seed,
+            sim_seconds: self.sim_seconds,
+            events: self.events,
+            wall_seconds: self.wall_seconds,
+            flows,
+            total_throughput_mbps: self.total_throughput_mbps,
+            jain_index: self.jain_index,
+            wireless: wireless.clone(),
+            stations: self.stations.clone(),
         })
+        .expect("line summary serialises")
     }
 }
-

@@ -53,7 +53,6 @@ use crate::net::{Packet, Routed};
 use crate::rng::Rng;
 use crate::time::Time;
 use rand::Rng as _;
-use serde::Serialize;
 use std::collections::VecDeque;
 
 /// IP + UDP header bytes of a UDP datagram.
@@ -162,20 +161,21 @@ impl Tx {
     }
 }
 
-#[derive(Debug, Default, Clone, Serialize)]
-pub struct StationStats {
-    pub station: usize,
-    pub tx_attempts: u64,
-    pub tx_success: u64,
-    pub ack_timeouts: u64,
-    pub retry_drops: u64,
-    pub queue_drops: u64,
-    pub collisions_at_rx: u64,
-    pub frame_errors: u64,
-    /// Packets dropped because the host's ingress backlog was full.
-    pub host_drops: u64,
-    /// Fraction of the run the host's CPU was busy (0 without a host model).
-    pub cpu_utilization: f64,
+crate::output::schema::record! {
+    /// A station's MAC and host counters.
+    #[derive(Default)]
+    pub struct StationStats {
+        station: usize, "", "Its index on its medium (0 is the first).";
+        tx_attempts: u64, "count", "Frames it started transmitting (retries included).";
+        tx_success: u64, "count", "Frames acknowledged by their receiver.";
+        ack_timeouts: u64, "count", "Transmissions without a MAC ACK in time (a retry follows, or a drop).";
+        retry_drops: u64, "pkts", "Frames dropped after the retry limit.";
+        queue_drops: u64, "pkts", "Packets dropped because its interface queue was full.";
+        collisions_at_rx: u64, "count", "Frames it received overlapped by another transmission (lost).";
+        frame_errors: u64, "count", "Frames it received corrupted by the channel's error model.";
+        host_drops: u64, "pkts", "Packets dropped because the host's ingress backlog was full.";
+        cpu_utilization: f64, "fraction", "Fraction of the run the host's CPU was busy (0 without a host model).";
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
