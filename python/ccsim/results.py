@@ -4,13 +4,13 @@ A store directory is written by :func:`ccsim.sweep.execute` (layout in
 :mod:`ccsim.store`).  :func:`load` returns one row per (run, flow) with the
 columns ``experiment, key, seed``, the tag columns (a sweep's swept parameters,
 named by :func:`ccsim.sweep.table.column_names`: ``bottleneck.loss`` -> ``loss``,
-``flows.0.cc`` -> ``cc``; then ``run``), the run-level columns (``sim_seconds, events,
-wall_seconds, total_throughput_mbps, jain_index, bn_drops, bn_random_losses,
-bn_utilization, bn_queue_delay_mean_ms, bn_queue_delay_p95_ms,
-bn_queue_mean_pkts`` and further ``bn_*``) and the flow columns (``flow, cc,
-throughput_mbps, bytes_acked, retransmits, rto_count, rtt_min_ms, rtt_mean_ms,
-rtt_p95_ms, cwnd_final_pkts`` and more; a result column that a tag shadows is
-renamed: with a ``cc`` tag the flows' algorithm is ``flow_cc``).  :func:`query`
+``flows.0.cc`` -> ``cc``; then ``run``), the run-level columns (the summary's scalar
+values: ``sim_seconds, events, wall_seconds, total_throughput_mbps, jain_index``, then the
+bottleneck's as ``bn_drops``, ``bn_utilization``, ...) and the flow columns (``flow`` = the
+flow's ``id``, ``cc``, ``throughput_mbps``, ...): the output schema's ``summary``,
+``bottleneck`` and ``flows`` tables (``ccsim schema``, docs/outputs.md; a flow's ``path`` is
+one string ``"a->r1->b"``).  A result column that a tag shadows is renamed (with a ``cc``
+tag, the flows' algorithm is ``flow_cc``).  :func:`query`
 runs SQL (DuckDB) over the same files.  Both check each file they read
 (:mod:`ccsim.store_check`) and raise :class:`DamagedRunError` naming a damaged one.
 """
