@@ -232,6 +232,26 @@ def _without_wall(d: dict) -> dict:
     return d
 
 
+def test_the_plot_draws_at_most_50_flows_and_says_so():
+    # A flow's lines cost 40-60 KB and 10-20 ms to draw (`ccsim run --out` with 20,000 flows
+    # took 1.26 GB and 404 s, bench/results/flow_memory.md): the plot draws the first 50.
+    from ccsim.plots import MAX_PLOTTED_FLOWS
+
+    assert MAX_PLOTTED_FLOWS == 50
+    res = ccsim.run(_dumbbell("1s", [{"cc": "cubic", "count": 60}]))
+    assert res.timeseries["flow"].nunique() == 60
+    fig = res.plot()
+    rate_ax, cwnd_ax = fig.axes[:2]
+    drawn = [line.get_label() for line in cwnd_ax.get_lines()]
+    assert drawn == [f"flow {i} (cubic)" for i in range(50)]
+    assert [line.get_label() for line in rate_ax.get_lines()][:50] == drawn
+    (legend,) = fig.legends
+    assert legend.get_title().get_text() == "the first 50 of 60 flows"
+    # At most 50 flows, all are drawn and the legend has no such title.
+    fig = ccsim.run(_dumbbell("1s", [{"cc": "cubic", "count": 50}])).plot()
+    assert len(fig.axes[1].get_lines()) == 50 and fig.legends[0].get_title().get_text() == ""
+
+
 # -- bounds on flows and UDP rates -------------------------------------------------------------
 
 
