@@ -68,11 +68,12 @@ def test_a_run_too_big_is_refused_before_it_starts_with_the_estimate(case, write
     assert line.startswith(f"error: {path}: "), line
     if case == "3x100000-flows":
         assert "flows[1].count: 100000 brings the flows of all entries to 200000, too many" in line, line
-        assert "would need about 20.0 GB" in line and "at most 100000 flows in all [[flows]] entries" in line, line
+        # 200,000 flows x 24,000 bytes (TCP_FLOW_BYTES)
+        assert "would need about 4.8 GB" in line and "at most 100000 flows in all [[flows]] entries" in line, line
     else:
         rows = "2,000,000,000" if case == "1ms-over-1e6s" else "20,000,000"
         assert "this run would need about " in line and f"time series " in line and f"({rows} rows)" in line, line
-        assert "2 flows 200.0 KB" in line, line
+        assert "2 flows 48.0 KB" in line, line
         assert "more than the memory limit of " in line, line
         if env:
             assert "more than the memory limit of 8.0 GB, set by CCSIM_MEMORY_LIMIT" in line, line
