@@ -68,11 +68,12 @@ def test_a_run_too_big_is_refused_before_it_starts_with_the_estimate(case, write
     assert line.startswith(f"error: {path}: "), line
     if case == "3x100000-flows":
         assert "flows[1].count: 100000 brings the flows of all entries to 200000, too many" in line, line
-        assert "would need about 20.0 GB" in line and "at most 100000 flows in all [[flows]] entries" in line, line
+        # 200,000 flows x 24,000 bytes (TCP_FLOW_BYTES)
+        assert "would need about 4.8 GB" in line and "at most 100000 flows in all [[flows]] entries" in line, line
     else:
         rows = "2,000,000,000" if case == "1ms-over-1e6s" else "20,000,000"
         assert "this run would need about " in line and f"time series " in line and f"({rows} rows)" in line, line
-        assert "2 flows 200.0 KB" in line, line
+        assert "2 flows 48.0 KB" in line, line
         assert "more than the memory limit of " in line, line
         if env:
             assert "more than the memory limit of 8.0 GB, set by CCSIM_MEMORY_LIMIT" in line, line
@@ -230,6 +231,26 @@ def _without_wall(d: dict) -> dict:
     d = dict(d)
     d.pop("wall_seconds", None)
     return d
+
+
+def test_the_plot_draws_at_most_50_flows_and_says_so():
+    # A flow's lines cost 40-60 KB and 10-20 ms to draw (`ccsim run --out` with 20,000 flows
+    # took 1.26 GB and 404 s, bench/results/flow_memory.md): the plot draws the first 50.
+    from ccsim.plots import MAX_PLOTTED_FLOWS
+
+    assert MAX_PLOTTED_FLOWS == 50
+    res = ccsim.run(_dumbbell("1s", [{"cc": "cubic", "count": 60}]))
+    assert res.timeseries["flow"].nunique() == 60
+    fig = res.plot()
+    rate_ax, cwnd_ax = fig.axes[:2]
+    drawn = [line.get_label() for line in cwnd_ax.get_lines()]
+    assert drawn == [f"flow {i} (cubic)" for i in range(50)]
+    assert [line.get_label() for line in rate_ax.get_lines()][:50] == drawn
+    (legend,) = fig.legends
+    assert legend.get_title().get_text() == "the first 50 of 60 flows"
+    # At most 50 flows, all are drawn and the legend has no such title.
+    fig = ccsim.run(_dumbbell("1s", [{"cc": "cubic", "count": 50}])).plot()
+    assert len(fig.axes[1].get_lines()) == 50 and fig.legends[0].get_title().get_text() == ""
 
 
 # -- bounds on flows and UDP rates -------------------------------------------------------------

@@ -33,10 +33,33 @@ use serde_json::{json, Value};
 pub const MAX_TOTAL_FLOWS: usize = 100_000;
 
 /// Bytes per TCP flow: the engine's per-flow state (sender, receiver, access link, ACK path,
-/// RTT histogram: about 100 KB allocated, about 50 KB of it touched; measured 47-55 KB per
-/// flow) and its summary in Python (measured: 50-58 KB per flow through `ccsim.run` and its
-/// DataFrames, 94 KB with `ccsim run --out`, whose plot has a line per flow).
-pub const TCP_FLOW_BYTES: u64 = 100_000;
+/// histograms, all grown as used) and the flow's summary in Python, with its row in the table
+/// `ccsim run` prints.
+///
+/// Measured 2026-11-24 with `python3 bench/flow_memory.py` (bench/results/flow_memory.md):
+/// peak RSS (`/usr/bin/time -f %M`) of N CUBIC flows on a 1 Gbps dumbbell, 20 ms base RTT,
+/// 1 BDP buffer, 1 s, N = 1,000 ... 20,000, twice each; slope of the least-squares line, in
+/// bytes per flow, with the time series (10 rows per flow) / without:
+/// - the engine alone (`run_json`): 9,791 / 8,407 (one row per flow);
+/// - `ccsim.run`: 10,431; with all its DataFrames: 9,543 / 8,301;
+/// - `ccsim run` (its table): 14,421;
+/// - `ccsim run --out`: 14,421 / 13,977 (53,424 before its plot drew at most 50 flows,
+///   `ccsim.plots.MAX_PLOTTED_FLOWS`: 1.26 GB and 404 s for 20,000 flows, now 0.47 GB, 24 s).
+///
+/// Elsewhere (engine, 10,000 flows): 7.4-10.6 KB per flow for the ten algorithms, 10.9 KB for
+/// BBR over 10 s; the largest slope seen is BBR over 10 s with `ccsim run --out
+/// --no-timeseries`, 16,438. A `[wireless]` line: 10.5-14 KB.
+///
+/// 24,000 is 1.46x that largest slope and 1.66x the largest of the grid; alone it bounds every
+/// way of running, before the parts the same runs also count per flow (the initial window in
+/// [`PACKET_BYTES`], 4,000 here, and the time-series rows). The margin is for what grows with
+/// use beyond these runs: a histogram (RTT, access-link queueing delay) keeps 512 bytes per
+/// power of two its values span. Estimate / measured growth of peak RSS over the 1-flow run:
+/// 1.29 (`ccsim run --out`, 1,000 flows) to 3.4 (the engine alone). A process's fixed cost
+/// (interpreter, libraries, the plot's axes and legend: 4 MB for the engine, 19 MB for
+/// `ccsim.run`, 170 MB for `ccsim run --out`) is outside the estimate, as before; so is most
+/// of the plot's first 50 lines (below 500 flows `ccsim run --out` grew up to 2.1 MB more).
+pub const TCP_FLOW_BYTES: u64 = 24_000;
 /// Bytes per UDP flow (wireless): its counters and summary row (measured: 1-3 KB through
 /// `ccsim.run` and `--out`, 10 KB when `ccsim run` prints its table).
 pub const UDP_FLOW_BYTES: u64 = 12_000;
@@ -386,6 +409,37 @@ mod tests {
         assert_eq!(e0.total(), e.total() - e.timeseries_bytes);
     }
 
+    /// bench/flow_memory.py's scenario with N CUBIC flows: the estimate stays above 1.2x the
+    /// growth of peak RSS over the 1-flow run measured there (bench/results/flow_memory.md: the
+    /// largest over the ways of running it and the two runs of the script on 2026-11-24), with
+    /// or without the time series, and TCP_FLOW_BYTES alone above 1.2x the largest slope seen.
+    #[test]
+    fn the_estimate_bounds_the_measured_runs_with_a_margin() {
+        // (flows, largest growth with the time series (`ccsim run --out`), without
+        // (`ccsim run --out --no-timeseries`)), bytes.
+        const GROWTH: [(u64, u64, u64); 5] = [
+            (1_000, 27_600_000, 14_600_000),
+            (2_000, 41_900_000, 26_400_000),
+            (5_000, 84_200_000, 54_200_000),
+            (10_000, 142_400_000, 133_300_000),
+            (20_000, 303_500_000, 278_100_000),
+        ];
+        for (n, with_ts, without) in GROWTH {
+            let sc = any(json!({
+                "duration": "1s",
+                "bottleneck": {"rate": "1Gbps", "delay": "10ms", "buffer": "1bdp"},
+                "flows": [{"cc": "cubic", "count": n}],
+            }));
+            let (e, e0) = (estimate(&sc, true), estimate(&sc, false));
+            assert!(e.total() as f64 >= 1.2 * with_ts as f64, "{n}: {} < 1.2 x {with_ts}", e.total());
+            assert!(e0.total() as f64 >= 1.2 * without as f64, "{n}: {} < 1.2 x {without}", e0.total());
+            // Not wildly above either: within 5x of what `ccsim run --out` used.
+            assert!(e.total() < 5 * with_ts && e0.total() < 5 * without, "{n}: {} {}", e.total(), e0.total());
+        }
+        // The largest slope: BBR, 10 s, `ccsim run --out --no-timeseries`, 16,438 bytes per flow.
+        assert!(TCP_FLOW_BYTES as f64 >= 1.2 * 16_438.0);
+    }
+
     #[test]
     fn the_event_log_part_is_capped_and_absent_for_algorithms_that_log_nothing() {
         let base = json!({
@@ -458,7 +512,7 @@ mod tests {
         let e = estimate(&sc, true);
         assert_eq!(e.timeseries_rows, 1_000_000_000);
         let m = check(&sc, true, 8_000_000_000, "given by --memory-limit").unwrap_err();
-        assert!(m.starts_with("this run would need about 600.0 GB (time series 600.0 GB (1,000,000,000 rows); 1 flow 100.0 KB; "), "{m}");
+        assert!(m.starts_with("this run would need about 600.0 GB (time series 600.0 GB (1,000,000,000 rows); queues 30.4 KB (up to 76 packets); 1 flow 24.0 KB), "), "{m}");
         assert!(m.contains("more than the memory limit of 8.0 GB, given by --memory-limit; to run it: record no time series"), "{m}");
         for hint in ["--no-timeseries", "timeseries=False", "sample_interval", "fewer flows", "--memory-limit", "CCSIM_MEMORY_LIMIT"] {
             assert!(m.contains(hint), "{hint}: {m}");
@@ -510,6 +564,7 @@ mod tests {
                 bytes_text(200_000 * TCP_FLOW_BYTES)
             )
         );
+        assert!(m.contains("(their state alone would need about 4.8 GB)"), "{m}");
         assert!(t0.elapsed().as_millis() < 1000);
         let mut ok = v.clone();
         ok["flows"] = json!([{"cc": "cubic", "count": 99_999}, {"cc": "bbr"}]);
