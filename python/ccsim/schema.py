@@ -99,14 +99,21 @@ def columns(name: str) -> tuple[str, ...]:
 
 def arrow(df: Any, table_name: str) -> Any:
     """DataFrame ``df`` of table ``table_name`` as a pyarrow Table, with a string column that
-    holds no value typed as string (pyarrow alone would make it of type null)."""
+    holds no value typed as string (pyarrow alone would make it of type null, or a dictionary
+    of null for an empty categorical)."""
     import pyarrow as pa
 
     t = pa.Table.from_pandas(df, preserve_index=False)
     tab = table(table_name)
     for i, field in enumerate(t.schema):
-        if pa.types.is_null(field.type) and field.name in tab and tab.column(field.name).type in ("str", "category"):
+        if field.name not in tab or tab.column(field.name).type not in ("str", "category"):
+            continue
+        if pa.types.is_null(field.type):
             t = t.set_column(i, pa.field(field.name, pa.string()), t.column(i).cast(pa.string()))
+        elif pa.types.is_dictionary(field.type) and pa.types.is_null(field.type.value_type):
+            # An empty categorical column (no rows): a dictionary of nothing.
+            kind = pa.dictionary(field.type.index_type, pa.string())
+            t = t.set_column(i, pa.field(field.name, kind), t.column(i).cast(kind))
     return t
 
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import ccsim
-from ccsim import schema, store
+from ccsim import schema
 from ccsim.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,24 +93,55 @@ def test_a_run_without_rows_has_the_schemas_columns_and_types():
     _check_frame(res.cc_events, schema.table("cc_events"), all_columns=True)
 
 
-def test_parquet_files_have_the_schemas_columns(results, tmp_path):
-    out = results["network"].to_parquet(tmp_path)
-    for file, table in (("flows", "flows"), ("timeseries", "timeseries"), ("cc_events", "cc_events"),
-                        ("links", "links"), ("link_queues", "link_queues")):
-        got = pq.read_schema(out / f"{file}.parquet").names
-        assert got == list(schema.columns(table)), file
+_ARROW = {"int": ("int64",), "float": ("double",), "bool": ("bool",), "str": ("string", "large_string"),
+          "category": ("dictionary<values=string, indices=int8, ordered=0>",
+                       "dictionary<values=string, indices=int32, ordered=0>"),
+          "list[str]": ("list<element: string>", "list<item: string>", "large_list<element: large_string>",
+                        "list<element: large_string>", "large_list<item: large_string>")}
 
 
-def test_the_store_keeps_every_scalar_column_with_its_type():
-    flows = schema.table("flows")
-    stored = dict(store.FLOW_COLUMNS)
-    for c in flows.columns:
+def _check_arrow(path: Path, table: schema.Table, *, all_columns: bool) -> None:
+    got = pq.read_schema(path)
+    if all_columns:
+        assert got.names == list(table.names), path.name
+    for field in got:
+        c = table.column(field.name)
+        # An int column with nulls is stored as double (pandas' NaN): a nullable one, or a UDP
+        # flow's TCP columns on a [wireless] line.
+        maybe_null = c.nullable or table.name == "line_flows"
+        accepted = _ARROW[c.type] + (("double",) if c.type == "int" and maybe_null else ())
+        assert str(field.type) in accepted, f"{path.name}: {field.name} is {field.type} for {c.type}"
+
+
+@pytest.mark.parametrize("name", ["network", "line", "no_rows"])
+def test_parquet_files_have_the_schemas_columns_and_types(results, tmp_path, name):
+    res = ccsim.run(DUMBBELL, timeseries=False) if name == "no_rows" else results[name]
+    out = res.to_parquet(tmp_path)
+    _check_arrow(out / "flows.parquet", schema.table("line_flows" if name == "line" else "flows"), all_columns=False)
+    for table in ("timeseries", "cc_events") + (("links", "link_queues") if name != "line" else ()):
+        _check_arrow(out / f"{table}.parquet", schema.table(table), all_columns=True)
+
+
+def test_a_stored_run_has_every_scalar_column_with_its_type(tmp_path):
+    """A sweep's runs and time-series files, as written: every scalar column of the schema's
+    summary, bottleneck (``bn_``) and flows tables, of the schema's type."""
+    from ccsim.sweep import execute, expand
+
+    execute(expand(DUMBBELL, {}, experiment="x", timeseries=True), tmp_path, jobs=1, progress=False)
+    runs = next((tmp_path / "runs" / "experiment=x").glob("*.parquet"))
+    got = {f.name: str(f.type).replace("large_string", "string") for f in pq.read_schema(runs)}
+    stored = {"int": "int64", "float": "double", "bool": "bool", "str": "string", "category": "string"}
+    for c in schema.table("summary").columns:
+        if c.scalar and c.name not in ("name", "seed"):
+            assert got[c.name] == stored[c.type], c.name
+    for c in schema.table("bottleneck").columns:
+        assert got[f"bn_{c.name}"] == stored[c.type], c.name
+    for c in schema.table("flows").columns:
         key = "flow" if c.name == "id" else c.name
-        assert key in stored, c.name
-        assert stored[key] == {"int": "int64", "float": "float64", "bool": "bool"}.get(c.type, "string")
-    assert {f"bn_{c}" for c, _ in store.BN_COLUMNS} == {f"bn_{c}" for c in schema.columns("bottleneck")}
-    run_level = {c.name for c in schema.table("summary").columns if c.scalar} - {"name", "seed"}
-    assert {c for c, _ in store.RUN_COLUMNS} == run_level
+        assert got[key] == stored.get(c.type, "string"), c.name  # path: one joined string
+    ts = next((tmp_path / "timeseries" / "experiment=x").glob("*.parquet"))
+    ts_types = {f.name: str(f.type).replace("large_string", "string") for f in pq.read_schema(ts)}
+    assert ts_types["queue_state"] == "string" and ts_types["srtt_ms"] == "double"
 
 
 def test_a_record_with_a_key_the_schema_lacks_is_refused():

@@ -57,7 +57,7 @@ fn dumbbell() -> Scenario {
     Scenario::from_value(&json!({
         "duration": "3s",
         "bottleneck": {"rate": "20Mbps", "delay": "10ms", "buffer": "40pkt", "loss": 0.001},
-        "flows": [{"cc": "cubic"}, {"cc": "bbr", "size": "100KB"}, {"cc": "cdg"}],
+        "flows": [{"cc": "cubic"}, {"cc": "bbr", "size": "100KB"}, {"cc": "cdg"}, {"cc": "bbr-rtprop"}],
     }))
     .unwrap()
 }
@@ -113,22 +113,33 @@ fn every_object_a_run_reports_follows_its_table() {
     }
 }
 
-#[test]
-fn the_column_tables_hand_over_the_declared_types() {
-    let sc = dumbbell();
-    let mut sim = Sim::with_timeseries(&sc, 1, true);
-    sim.run_to_end();
-    let out = sim.into_output(&sc, 0.0);
-    let table = schema::table("timeseries").unwrap();
-    let cols = out.timeseries.into_columns();
-    assert!(!cols.is_empty());
-    for ((name, data), c) in cols.iter().zip(table.columns()) {
+/// Each column's data is of its declared type, in every column table.
+fn check_types(table: &str, cols: Vec<(&'static str, ColumnData)>) {
+    let t = schema::table(table).unwrap();
+    assert_eq!(cols.len(), t.columns().count(), "{table}");
+    for ((name, data), c) in cols.iter().zip(t.columns()) {
         assert_eq!(*name, c.name);
         let ok = match data {
             ColumnData::F64(_) => c.ty == Type::Float,
             ColumnData::U32(_) | ColumnData::U64(_) => c.ty == Type::Int,
-            ColumnData::Str(_) | ColumnData::OptStr(_) | ColumnData::Interned(_) => matches!(c.ty, Type::Str | Type::Category),
+            ColumnData::Str(_) | ColumnData::OptStr(_) => matches!(c.ty, Type::Str | Type::Category),
+            ColumnData::Interned(_) => c.ty == Type::Category,
         };
-        assert!(ok, "timeseries.{name}: {:?} data for a {} column", std::mem::discriminant(data), c.ty.name());
+        assert!(ok, "{table}.{name}: {:?} data for a {} column", std::mem::discriminant(data), c.ty.name());
+    }
+}
+
+#[test]
+fn the_column_tables_hand_over_the_declared_types() {
+    for sc in [dumbbell(), network_with_wifi()] {
+        let mut sim = Sim::with_timeseries(&sc, 1, true);
+        sim.run_to_end();
+        let mut out = sim.into_output(&sc, 0.0);
+        assert!(!out.timeseries.is_empty() && !out.link_series.is_empty());
+        check_types("timeseries", out.timeseries.into_columns());
+        check_types("link_queues", out.link_series.into_columns());
+        let events = out.events.take_closed();
+        assert!(sc.bottleneck().is_none() || !events.is_empty(), "the dumbbell's bbr-rtprop logs events");
+        check_types("cc_events", events.into_columns());
     }
 }

@@ -22,8 +22,8 @@ record! {
         rto_count: u64, "count", "Retransmission timeouts.";
         fast_recoveries: u64, "count", "Entries into fast recovery.";
         rtt_min_ms: f64, "ms", "Smallest RTT sample (NaN without samples).";
-        rtt_mean_ms: f64, "ms", "Mean of the RTT samples (one per ACK that gives one).";
-        rtt_p95_ms: f64, "ms", "95th percentile of the RTT samples (log-linear histogram, 1% relative error).";
+        rtt_mean_ms: f64, "ms", "Mean of the RTT samples (one per ACK that gives one; NaN without samples).";
+        rtt_p95_ms: f64, "ms", "95th percentile of the RTT samples (log-linear histogram, 1% relative error; NaN without samples).";
         cwnd_final_pkts: u32, "pkts", "cwnd at the end of the run.";
         cwnd_final_bytes: u64, "bytes", "cwnd at the end of the run x MSS.";
         completed: bool, "", "A flow with a `size` that had it all acknowledged.";
@@ -62,14 +62,14 @@ record! {
         buffer_pkts: Option<u64>, "pkts", "Its queue limit in packets (null when in bytes or unlimited).";
         buffer_bytes: Option<u64>, "bytes", "Its queue limit in bytes (null when in packets or unlimited).";
         packets_in: u64, "pkts", "Packets offered to it.";
-        packets_out: u64, "pkts", "Packets it finished serialising.";
+        packets_out: u64, "pkts", "Packets that left its far end (an unlimited direction: that left the flows' delay segments over it).";
         drops: u64, "pkts", "Drop-tail overflows.";
         random_losses: u64, "pkts", "Random (Bernoulli) losses.";
         utilization: f64, "fraction", "Fraction of the run it was serialising (0 when unlimited).";
-        queue_mean_pkts: f64, "pkts", "Time-averaged queue (the packet in service not counted).";
+        queue_mean_pkts: f64, "pkts", "Time-averaged queue (the packet in service not counted; 0 when unlimited).";
         queue_max_pkts: u64, "pkts", "Largest queue.";
-        queue_delay_mean_ms: f64, "ms", "Mean queueing delay of the packets it accepted.";
-        queue_delay_p95_ms: f64, "ms", "95th percentile of their queueing delay.";
+        queue_delay_mean_ms: f64, "ms", "Mean queueing delay of the packets it accepted (0 when unlimited).";
+        queue_delay_p95_ms: f64, "ms", "95th percentile of their queueing delay (0 when unlimited).";
     }
 }
 
@@ -124,7 +124,7 @@ columns! {
         rtprop_ms: f64, "ms", "The algorithm's RTprop (BBR family's min_rtt; NaN for others).";
         btlbw_mbps: f64, "Mbps", "The algorithm's bottleneck-bandwidth estimate (BBR family; NaN for others).";
         pacing_rate_mbps: f64, "Mbps", "Pacing rate (NaN when the flow is not paced).";
-        inflight_pkts: u32, "pkts", "Packets in flight (Linux `tcp_packets_in_flight`).";
+        inflight_pkts: u32, "pkts", "Packets in flight (Linux `tcp_packets_in_flight`; 0 for UDP).";
         rho: f64, "", "The algorithm's estimated bottleneck utilization rho (UCC, BBR+; NaN for others).";
         queue_state: Option<&'static str>, "", "The bottleneck queue state the algorithm infers (CDG: unknown, empty, rising, full, falling), else null.";
         shadow_wnd_pkts: f64, "pkts", "The algorithm's shadow window (CHD, CDG; NaN for others).";

@@ -1,8 +1,9 @@
 //! The output schema, defined once: every record and column table a run reports, each column's
 //! name, type, unit and meaning. The summary records ([`record!`]) and the column tables
 //! ([`columns!`]) are declared through the two macros here, which emit the Rust struct and its
-//! schema from the same list, so the two cannot disagree; the JSON key order is the declaration
-//! order. [`TABLES`] lists them all; the bindings convert the column tables generically
+//! schema from the same list, so the two cannot disagree. A record serialised directly (the
+//! summary of a dumbbell or a `[[links]]` network) keeps the declaration order; the
+//! `[wireless]` line's summary is built as a `serde_json::Value`, whose keys come out sorted. [`TABLES`] lists them all; the bindings convert the column tables generically
 //! ([`ColumnData`]), and `ccsim._core.schema()` hands [`to_json`] to the Python package, whose
 //! `Result`, store, CLI table and emulator build their tables from it (see
 //! `python/ccsim/schema.py`), as does `docs/outputs.md` (`ccsim schema --markdown`).
