@@ -3,12 +3,11 @@
 //! direction and delivered exactly once, in order; a parking lot favours the short flows.
 
 use ccsim_core::sim::Sim;
-use ccsim_core::{run, Scenario};
+use ccsim_core::run;
 use serde_json::{json, Value};
 
-fn scenario(v: Value) -> Scenario {
-    Scenario::from_value(&v).unwrap_or_else(|e| panic!("valid scenario: {e}"))
-}
+mod common;
+use common::scenario;
 
 fn host(name: &str, router: &str, rate: &str, delay: &str) -> Value {
     json!({"between": [name, router], "rate": rate, "delay": delay, "buffer": "unlimited",
@@ -149,19 +148,7 @@ fn packets_are_conserved_on_every_direction_and_delivered_exactly_once() {
 
 #[test]
 fn a_parking_lot_gives_the_long_flow_less_than_each_cross_flow() {
-    let mut links = vec![];
-    for i in 0..3 {
-        links.push(json!({"between": [format!("r{i}"), format!("r{}", i + 1)], "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"}));
-    }
-    let mut flows = vec![json!({"cc": "newreno", "src": "long_src", "dst": "long_dst"})];
-    links.push(json!({"between": ["long_src", "r0"], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-    links.push(json!({"between": ["long_dst", "r3"], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-    for i in 1..=3 {
-        links.push(json!({"between": [format!("c{i}_src"), format!("r{}", i - 1)], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-        links.push(json!({"between": [format!("c{i}_dst"), format!("r{i}")], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-        flows.push(json!({"cc": "newreno", "src": format!("c{i}_src"), "dst": format!("c{i}_dst")}));
-    }
-    let s = run(&scenario(json!({"duration": "60s", "links": links, "flows": flows})), Some(1)).summary;
+    let s = run(&common::parking_lot("newreno", ["newreno"; 3], "60s"), Some(1)).summary;
     for f in &s.flows[1..] {
         assert!(s.flows[0].throughput_mbps < f.throughput_mbps, "long {} vs cross {}", s.flows[0].throughput_mbps, f.throughput_mbps);
     }

@@ -11,25 +11,12 @@ use ccsim_core::sim::Sim;
 use ccsim_core::Scenario;
 use serde_json::{json, Value};
 
-fn scenario(v: Value) -> Scenario {
-    Scenario::from_value(&v).unwrap_or_else(|e| panic!("valid scenario: {e}"))
-}
+mod common;
+use common::scenario;
 
 /// Three 10 Mbps bottlenecks in a chain, one long flow across all, a cross flow on each.
 fn parking_lot() -> Scenario {
-    let mut links = vec![];
-    for i in 0..3 {
-        links.push(json!({"between": [format!("r{i}"), format!("r{}", i + 1)], "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"}));
-    }
-    let mut flows = vec![json!({"cc": "cubic", "src": "long_src", "dst": "long_dst"})];
-    links.push(json!({"between": ["long_src", "r0"], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-    links.push(json!({"between": ["long_dst", "r3"], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-    for i in 1..=3 {
-        links.push(json!({"between": [format!("c{i}_src"), format!("r{}", i - 1)], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-        links.push(json!({"between": [format!("c{i}_dst"), format!("r{i}")], "rate": "1Gbps", "delay": "1ms", "buffer": "1000pkt"}));
-        flows.push(json!({"cc": if i == 2 { "bbr" } else { "newreno" }, "src": format!("c{i}_src"), "dst": format!("c{i}_dst")}));
-    }
-    scenario(json!({"duration": "30s", "links": links, "flows": flows}))
+    common::parking_lot("cubic", ["newreno", "bbr", "newreno"], "30s")
 }
 
 /// Bulk data both ways over one 10 Mbps bottleneck (examples/reverse_traffic.toml).

@@ -69,6 +69,14 @@ impl LinkDir {
         self.link.in_flight() + held
     }
 
+    /// packets_in = packets_out + drops (the buffer's and the discipline's) + still queued, in
+    /// service or on the wire.
+    pub fn conserves(&self) -> bool {
+        let st = &self.link.stats;
+        let aqm = self.slot.as_ref().map_or(0, |s| s.overflow_drops + s.aqm_drops);
+        st.packets_in == st.packets_out + st.drops + aqm + self.in_flight()
+    }
+
     /// The slot path: packet `r` arrives at `now`. The buffer's limit first (as on the fast
     /// path: only while the link is busy, the packet in service not counted), then the
     /// discipline. Returns the end of a serialisation that starts now (the caller schedules
@@ -411,9 +419,7 @@ impl Network {
             }
         }
         for d in &self.dirs {
-            let st = &d.link.stats;
-            let aqm = d.slot.as_ref().map_or(0, |s| s.overflow_drops + s.aqm_drops);
-            if !d.unlimited() && st.packets_in != st.packets_out + st.drops + aqm + d.in_flight() {
+            if !d.unlimited() && !d.conserves() {
                 return Err(format!("link {}: {:?} with {} in flight", d.id, d.link.stats, d.in_flight()));
             }
         }
