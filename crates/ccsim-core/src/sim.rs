@@ -377,7 +377,7 @@ impl Sim {
             Some(Hop::Dir(d)) => self.offer(d, r),
             Some(Hop::Seg(s)) => self.enter_segment(s, r),
             Some(Hop::Air { medium, from, to }) => self.air_enter(medium as usize, from as usize, to as usize, r),
-            None => self.route_end(r.slot),
+            None => self.route_end(r),
         }
     }
 
@@ -446,9 +446,13 @@ impl Sim {
     }
 
     /// A packet at the end of its route: data to the flow's receiver, an ACK to its sender.
-    fn route_end(&mut self, slot: u32) {
-        match self.net.packets.take(slot) {
-            Packet::Data(pkt) => self.data_arrives(&pkt),
+    fn route_end(&mut self, r: Routed) {
+        match self.net.packets.take(r.slot) {
+            Packet::Data(mut pkt) => {
+                // The ECN field as the network left it (a queue may have set CE on the handle).
+                pkt.ecn = r.ecn;
+                self.data_arrives(&pkt)
+            }
             Packet::Ack(ack) => self.ack_arrives(&ack),
             Packet::Udp(u) => {
                 let udp = self.flows[u.flow as usize].udp.as_mut().expect("a UDP flow");

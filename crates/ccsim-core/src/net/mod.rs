@@ -56,6 +56,16 @@ impl Packet {
         }
     }
 
+    /// The IP header's ECN field as sent (pure ACKs and UDP here are Not-ECT, as Linux sends
+    /// pure ACKs: RFC 3168 section 6.1.4).
+    #[inline]
+    pub fn ecn(&self) -> Ecn {
+        match self {
+            Packet::Data(d) => d.ecn,
+            _ => Ecn::NotEct,
+        }
+    }
+
     /// Bytes on the wire: payload and headers for data, the header size for a pure ACK.
     #[inline]
     pub fn wire_bytes(&self) -> u32 {
@@ -67,11 +77,35 @@ impl Packet {
     }
 }
 
+/// The ECN field of a packet's IP header (RFC 3168 section 5: the two bits' codepoints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport (00): a discipline drops it where it would mark.
+    #[default]
+    NotEct = 0b00,
+    /// ECN-capable transport, ECT(1) (01): the L4S identifier (RFC 9331).
+    Ect1 = 0b01,
+    /// ECN-capable transport, ECT(0) (10): classic ECN (RFC 3168).
+    Ect0 = 0b10,
+    /// Congestion experienced (11), set by a queue on an ECN-capable packet.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// The packet may be marked instead of dropped (ECT(0), ECT(1), or already CE).
+    #[inline]
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
 /// A packet on its way: its flow's route position (the index of the hop it is crossing), the
-/// flow, the direction (data or ACK), the size on the wire, and where the packet itself is
-/// kept ([`PacketStore`]). Links, delay segments and the event loop move only this 16-byte
-/// handle; the packet (up to 52 bytes: an ACK with three SACK blocks) is written once when it
-/// is sent and read once when it arrives.
+/// flow, the direction (data or ACK), the size on the wire, its IP ECN field, and where the
+/// packet itself is kept ([`PacketStore`]). Links, delay segments and the event loop move only
+/// this 16-byte handle; the packet (up to 52 bytes: an ACK with three SACK blocks) is written
+/// once when it is sent and read once when it arrives. A queue marks congestion by setting
+/// `ecn` to [`Ecn::Ce`] on the handle; the receiver sees the field as it is at the route's end.
 #[derive(Debug, Clone, Copy)]
 pub struct Routed {
     pub flow: u32,
@@ -79,6 +113,8 @@ pub struct Routed {
     pub hop: u16,
     /// An ACK (it follows the flow's ACK route), else data.
     pub ack: bool,
+    /// The IP header's ECN field (copied from the packet when it is sent).
+    pub ecn: Ecn,
     /// The packet's slot in the run's [`PacketStore`].
     pub slot: u32,
 }
@@ -89,7 +125,7 @@ impl Routed {
     /// A packet at the start of its route, kept in `store`.
     #[inline]
     pub fn new(pkt: Packet, store: &mut PacketStore) -> Routed {
-        Routed { flow: pkt.flow(), bytes: pkt.wire_bytes(), hop: 0, ack: matches!(pkt, Packet::Ack(_)), slot: store.put(pkt) }
+        Routed { flow: pkt.flow(), bytes: pkt.wire_bytes(), hop: 0, ack: matches!(pkt, Packet::Ack(_)), ecn: pkt.ecn(), slot: store.put(pkt) }
     }
 
     /// The same packet, one hop further.

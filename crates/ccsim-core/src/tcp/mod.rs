@@ -29,6 +29,9 @@ pub struct DataPkt {
     /// Sender's timestamp clock (TSval).
     pub tsval: u32,
     pub retx: bool,
+    /// The IP header's ECN field: as sent, and at the receiver as the network left it
+    /// (CE if a queue marked it).
+    pub ecn: crate::net::Ecn,
 }
 
 impl DataPkt {

@@ -338,7 +338,7 @@ mod tests {
     }
 
     fn seg(seq: u32, tsval: u32) -> DataPkt {
-        DataPkt { flow: 0, seq, len: 1000, tsval, retx: false }
+        DataPkt { flow: 0, seq, len: 1000, tsval, retx: false, ecn: crate::net::Ecn::NotEct }
     }
 
     /// The blocks as a plain sorted list with recency stamps, every ACK choosing the most

@@ -302,7 +302,7 @@ impl Sender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         self.data_segs_out += 1;
-        let pkt = DataPkt { flow: self.id, seq, len, tsval: self.ts_now(now), retx };
+        let pkt = DataPkt { flow: self.id, seq, len, tsval: self.ts_now(now), retx, ecn: crate::net::Ecn::NotEct };
         if self.sk.paced {
             // Linux paces on skb->len, the payload, as sk_pacing_rate counts payload bytes.
             self.advance_pacing_clock(len, now);

@@ -16,8 +16,9 @@
 //! (`src/traffic-control/model/queue-disc.h`: `DoEnqueue`, `DoDequeue`, drop reasons counted
 //! per cause). A discipline may drop at enqueue (RED, PIE, a full per-flow queue) or at dequeue
 //! (CoDel, several packets in one call); either way the packets come back to the link, which
-//! frees them and counts the drop by cause. Marking (ECN) will act on the handle ([`Routed`]),
-//! which the discipline holds by value.
+//! frees them and counts the drop by cause. Marking (ECN) acts on the handle ([`Routed`]),
+//! which the discipline holds by value: it sets `r.ecn` to CE and counts the mark
+//! ([`Qdisc::marks`]).
 //!
 //! Disciplines here: [`Fifo`] (the fast path's FIFO, decided at dequeue: the slot's reference,
 //! tested to give the fast path's results) and [`RoundRobin`] (one FIFO per flow, served in
@@ -63,6 +64,12 @@ pub trait Qdisc: Send {
     fn packets(&self) -> Vec<Queued>;
     /// Bytes it holds, for memory accounting.
     fn heap_bytes(&self) -> usize;
+    /// ECN marks it made: packets it set to CE (by setting `r.ecn` on the handle, at enqueue
+    /// or at dequeue) where it would otherwise have dropped them. A discipline counts its own,
+    /// as Linux's do (`red_stats.prob_mark`, `codel_stats.ecn_mark`).
+    fn marks(&self) -> u64 {
+        0
+    }
 }
 
 /// First in, first out, decided at dequeue.
@@ -182,7 +189,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32, n: u32) -> Queued {
-        Queued { r: Routed { flow, bytes: 1000 + n, hop: 0, ack: false, slot: n }, arrived: n as Time }
+        Queued { r: Routed { flow, bytes: 1000 + n, hop: 0, ack: false, ecn: crate::net::Ecn::NotEct, slot: n }, arrived: n as Time }
     }
 
     fn drain(q: &mut dyn Qdisc) -> Vec<u32> {
