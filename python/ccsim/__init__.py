@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
         f"repository root ({exc})"
     ) from exc
 
-from .scenario import Scenario, ScenarioError, algorithms, load
+from .scenario import Scenario, ScenarioError, algorithms, load, qdiscs
 from .result import CcsimWarning, Result, run
 from . import limits, results
 from . import sweep  # a package that can be called: ccsim.sweep(...) runs a sweep; ccsim.sweep.execute, ...
@@ -59,6 +59,7 @@ __all__ = [
     "EmulationFailed",
     "__version__",
     "algorithms",
+    "qdiscs",
     "compare",
     "emulate",
     "limits",

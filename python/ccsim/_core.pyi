@@ -79,6 +79,9 @@ def estimate_memory(scenario_json: str, timeseries: bool = True) -> str:
 def algorithms() -> str:
     """JSON list of ``{name, summary, source, params: [{name, default, unit, range, min, max, doc}]}``."""
 
+def qdiscs() -> str:
+    """JSON list of ``{name, summary, source, can_mark, params: [{name, default, unit, range, min, max, doc}]}``."""
+
 def emulate_link(config_json: str, on_tick: Callable[[], bool] | None = None) -> str:
     """Run the user-space bottleneck emulator (Linux only; needs root) and return its statistics.
 

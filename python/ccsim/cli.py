@@ -20,7 +20,7 @@ import click
 
 from . import __version__, _core
 from .result import CcsimWarning, Result, run as run_scenario
-from .scenario import ScenarioError, algorithms as list_algorithms
+from .scenario import ScenarioError, algorithms as list_algorithms, qdiscs as list_qdiscs
 
 #: Exit status for invalid input (bad scenario, missing file, bad option).
 EXIT_USAGE = 2
@@ -210,43 +210,78 @@ def _write_outputs(result: Result, out_dir: Path) -> tuple[Path, bool]:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def algorithms_cmd(name: str | None, as_json: bool) -> None:
     """List the congestion-control algorithms, or show one (NAME) with every parameter."""
-    algos = list_algorithms()
+    _show_registry(
+        list_algorithms(), name, as_json, kind="algorithm",
+        title="congestion-control algorithms (ccsim algorithms NAME for parameters)",
+        params_hint="set per flow: params = {{ name = value }}",
+    )
+
+
+@cli.command("qdiscs")
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def qdiscs_cmd(name: str | None, as_json: bool) -> None:
+    """List the queue disciplines, or show one (NAME) with every parameter."""
+    _show_registry(
+        list_qdiscs(), name, as_json, kind="queue discipline",
+        title="queue disciplines (ccsim qdiscs NAME for parameters; qdisc = NAME on [bottleneck] or a [[links]] entry)",
+        params_hint="set per link direction: qdisc_params = {{ name = value }}",
+        extra=("marks ECN", lambda q: "yes" if q.get("can_mark") else "no"),
+    )
+
+
+def _show_registry(
+    items: list[dict[str, Any]], name: str | None, as_json: bool, *, kind: str, title: str, params_hint: str,
+    extra: tuple[str, Any] | None = None,
+) -> None:
+    """List a registry (algorithms, queue disciplines), or show entry NAME with its parameters."""
     if name is not None:
-        found = [a for a in algos if a.get("name") == name]
+        found = [a for a in items if a.get("name") == name]
         if not found:
-            accepted = ", ".join(str(a.get("name")) for a in algos)
-            raise UserError(f"unknown algorithm {name!r}; accepted: {accepted}")
-        algos = found
+            accepted = ", ".join(str(a.get("name")) for a in items)
+            raise UserError(f"unknown {kind} {name!r}; accepted: {accepted}")
+        items = found
     if as_json:
-        click.echo(json.dumps(algos[0] if name is not None else algos, indent=2))
+        click.echo(json.dumps(items[0] if name is not None else items, indent=2))
         return
     from rich.table import Table
 
     console = _console()
     if name is None:
-        table = Table(title="congestion-control algorithms (ccsim algorithms NAME for parameters)")
+        table = Table(title=title)
         table.add_column("name", style="bold", no_wrap=True)
         table.add_column("summary")
         table.add_column("follows")
+        if extra:
+            table.add_column(extra[0])
         table.add_column("parameters")
-        for algo in algos:
-            names = ", ".join(str(p.get("name")) for p in algo.get("params", []) or []) or "-"
-            table.add_row(str(algo.get("name")), str(algo.get("summary")), str(algo.get("source")), names)
+        for item in items:
+            names = ", ".join(str(p.get("name")) for p in item.get("params", []) or []) or "-"
+            cells = [str(item.get("name")), str(item.get("summary")), str(item.get("source"))]
+            if extra:
+                cells.append(extra[1](item))
+            table.add_row(*cells, names)
         console.print(table)
         return
-    algo = algos[0]
+    item = items[0]
     from rich.text import Text
 
     # The console has markup off (docs may contain "[...]"): style with Text, not markup.
-    console.print(Text.assemble((str(algo.get("name")), "bold"), f": {algo.get('summary')}"))
-    console.print(f"follows: {algo.get('source')}")
-    table = Table(title=f"parameters of {algo.get('name')} (set per flow: params = {{ name = value }})")
+    console.print(Text.assemble((str(item.get("name")), "bold"), f": {item.get('summary')}"))
+    console.print(f"follows: {item.get('source')}")
+    if extra:
+        console.print(f"{extra[0]}: {extra[1](item)}")
+    if not item.get("params"):
+        console.print("parameters: none")
+        return
+    hint = params_hint.replace("{{", "{").replace("}}", "}")
+    table = Table(title=f"parameters of {item.get('name')} ({hint})")
     table.add_column("parameter", style="bold", no_wrap=True)
     table.add_column("default", justify="right")
     table.add_column("unit")
     table.add_column("accepted")
     table.add_column("meaning and source")
-    for p in algo.get("params", []) or []:
+    for p in item.get("params", []) or []:
         table.add_row(
             str(p.get("name")),
             _fmt_value(p.get("default")),

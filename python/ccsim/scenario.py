@@ -29,7 +29,7 @@ from typing import Any, Iterator, Mapping
 
 from . import _core
 
-__all__ = ["Scenario", "ScenarioError", "algorithms", "load"]
+__all__ = ["Scenario", "ScenarioError", "algorithms", "load", "qdiscs"]
 
 PathLike = str | os.PathLike
 
@@ -460,6 +460,15 @@ def algorithms() -> list[dict[str, Any]]:
     "unit", "range", "doc"}]}`` dicts.
     """
     return json.loads(_core.algorithms())
+
+
+def qdiscs() -> list[dict[str, Any]]:
+    """The queue disciplines the core implements (``qdisc = NAME`` on a link direction).
+
+    A list of ``{"name", "summary", "source", "can_mark", "params": [{"name", "default",
+    "unit", "range", "doc"}]}`` dicts; ``can_mark`` says whether ``ecn = true`` is accepted.
+    """
+    return json.loads(_core.qdiscs())
 
 
 # -- helpers ---------------------------------------------------------------------------

@@ -92,6 +92,7 @@ def _canon(value: Any) -> Any:
 #: list only in the commit that adds it to the output.
 ADDED_RUN_KEYS = ("links",)
 ADDED_FLOW_KEYS = ("path",)
+ADDED_BOTTLENECK_KEYS = ("qdisc", "aqm_drops", "marks")
 
 
 def digest(scenario: Any, seed: int | None) -> str:
@@ -105,6 +106,8 @@ def digest(scenario: Any, seed: int | None) -> str:
     for f in summary.get("flows", []):
         for k in ADDED_FLOW_KEYS:
             f.pop(k, None)
+    for k in ADDED_BOTTLENECK_KEYS:
+        (summary.get("bottleneck") or {}).pop(k, None)
     h = hashlib.sha256()
     h.update(json.dumps(_canon(summary), sort_keys=True).encode())
     for table in (res.timeseries, res.cc_events):

@@ -57,6 +57,13 @@ fn results(s: &Summary) -> Value {
     let o = v.as_object_mut().unwrap();
     o.remove("events");
     o.remove("wall_seconds");
+    // The slot's discipline is named "custom" (set directly, not through the registry).
+    for l in o["links"].as_array_mut().unwrap() {
+        l.as_object_mut().unwrap().remove("qdisc");
+    }
+    if let Some(b) = o.get_mut("bottleneck").and_then(|b| b.as_object_mut()) {
+        b.remove("qdisc");
+    }
     v
 }
 

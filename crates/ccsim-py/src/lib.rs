@@ -376,27 +376,40 @@ fn schema() -> String {
     ccsim_core::output::schema::to_json().to_string()
 }
 
+/// A parameter table as JSON (algorithms' and queue disciplines' alike).
+fn params_json(params: &[cc::ParamSpec]) -> Vec<serde_json::Value> {
+    params
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "name": p.name,
+                "default": if p.boolean { serde_json::Value::from(p.default != 0.0) } else { serde_json::Value::from(p.default) },
+                "unit": p.unit,
+                "range": p.range_text(),
+                "min": p.min,
+                "max": p.max,
+                "doc": p.doc,
+            })
+        })
+        .collect()
+}
+
 /// Every algorithm with its parameters, as JSON.
 #[pyfunction]
 fn algorithms() -> String {
     let list: Vec<serde_json::Value> = cc::ALGORITHMS
         .iter()
-        .map(|a| {
-            serde_json::json!({
-                "name": a.name,
-                "summary": a.summary,
-                "source": a.source,
-                "params": a.params.iter().map(|p| serde_json::json!({
-                    "name": p.name,
-                    "default": if p.boolean { serde_json::Value::from(p.default != 0.0) } else { serde_json::Value::from(p.default) },
-                    "unit": p.unit,
-                    "range": p.range_text(),
-                    "min": p.min,
-                    "max": p.max,
-                    "doc": p.doc,
-                })).collect::<Vec<_>>(),
-            })
-        })
+        .map(|a| serde_json::json!({"name": a.name, "summary": a.summary, "source": a.source, "params": params_json(a.params)}))
+        .collect();
+    serde_json::Value::from(list).to_string()
+}
+
+/// Every queue discipline with its parameters and whether it can mark ECN, as JSON.
+#[pyfunction]
+fn qdiscs() -> String {
+    let list: Vec<serde_json::Value> = ccsim_core::net::qdisc::QDISCS
+        .iter()
+        .map(|q| serde_json::json!({"name": q.name, "summary": q.summary, "source": q.source, "can_mark": q.can_mark, "params": params_json(q.params)}))
         .collect();
     serde_json::Value::from(list).to_string()
 }
@@ -411,6 +424,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(qdiscs, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_link, m)?)?;

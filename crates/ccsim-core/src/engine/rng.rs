@@ -17,6 +17,8 @@ pub mod stream {
     /// The Wi-Fi media of `[[wifi]]`: `MEDIUM_BASE + 2 * line` (backoffs, frame errors) and
     /// `+ 1` (background frames).
     pub const MEDIUM_BASE: u64 = 1 << 41;
+    /// Queue disciplines that draw (RED, PIE, ...): `QDISC_BASE + direction index`.
+    pub const QDISC_BASE: u64 = 1 << 42;
     pub const FLOW_STRIDE: u64 = 16;
     /// Per-flow sub-streams (offset within a flow's block).
     pub const CC: u64 = 0;

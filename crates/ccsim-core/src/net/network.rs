@@ -51,8 +51,35 @@ impl LinkDir {
 
     /// Serve this direction's queue with `qdisc` (before the run starts).
     pub fn set_qdisc(&mut self, qdisc: Box<dyn Qdisc>) {
+        self.set_named_qdisc("custom", qdisc);
+    }
+
+    /// As [`LinkDir::set_qdisc`], with the discipline's registry name (for the outputs).
+    pub fn set_named_qdisc(&mut self, name: &'static str, qdisc: Box<dyn Qdisc>) {
         assert!(!self.unlimited(), "{}: an unlimited direction has no queue", self.id);
-        self.slot = Some(Box::new(Slot::new(qdisc)));
+        let mut slot = Slot::new(qdisc);
+        slot.name = name;
+        self.slot = Some(Box::new(slot));
+    }
+
+    /// The discipline's name: "fifo" on the fast path.
+    pub fn qdisc_name(&self) -> &'static str {
+        self.slot.as_ref().map_or("fifo", |s| s.name)
+    }
+
+    /// Overflows: the buffer's, and the discipline's own limit.
+    pub fn overflow_drops(&self) -> u64 {
+        self.link.stats.drops + self.slot.as_ref().map_or(0, |s| s.overflow_drops)
+    }
+
+    /// Drops by the discipline's AQM decision.
+    pub fn aqm_drops(&self) -> u64 {
+        self.slot.as_ref().map_or(0, |s| s.aqm_drops)
+    }
+
+    /// ECN marks by the discipline.
+    pub fn marks(&self) -> u64 {
+        self.slot.as_ref().map_or(0, |s| s.qdisc.marks())
     }
 
     /// Packets and bytes waiting at `now` (not the one being serialised).

@@ -40,9 +40,12 @@ record! {
         delay_ms: f64, "ms", "Its one-way propagation delay.";
         buffer_pkts: Option<u64>, "pkts", "Its queue limit in packets (null when given in bytes).";
         buffer_bytes: Option<u64>, "bytes", "Its queue limit in bytes (null when given in packets).";
+        qdisc: String, "", "Its queue discipline (`ccsim qdiscs`).";
         packets_in: u64, "pkts", "Packets offered to it.";
         packets_out: u64, "pkts", "Packets it finished serialising.";
-        drops: u64, "pkts", "Drop-tail overflows.";
+        drops: u64, "pkts", "Overflows: packets arriving to a full buffer, or over the discipline's own limit.";
+        aqm_drops: u64, "pkts", "Packets the discipline dropped by its active-queue-management decision (0 for fifo).";
+        marks: u64, "pkts", "ECN-capable packets the discipline marked CE instead of dropping them (`ecn = true`).";
         random_losses: u64, "pkts", "Random (Bernoulli) losses of data packets.";
         ack_losses: u64, "pkts", "Random losses of ACKs on the way back.";
         utilization: f64, "fraction", "Fraction of the run it was serialising.";
@@ -61,9 +64,12 @@ record! {
         delay_ms: f64, "ms", "Its one-way propagation delay.";
         buffer_pkts: Option<u64>, "pkts", "Its queue limit in packets (null when in bytes or unlimited).";
         buffer_bytes: Option<u64>, "bytes", "Its queue limit in bytes (null when in packets or unlimited).";
+        qdisc: Option<String>, "", "Its queue discipline (`ccsim qdiscs`; null for an unlimited direction, which has no queue).";
         packets_in: u64, "pkts", "Packets offered to it.";
         packets_out: u64, "pkts", "Packets that left its far end (an unlimited direction: that left the flows' delay segments over it).";
-        drops: u64, "pkts", "Drop-tail overflows.";
+        drops: u64, "pkts", "Overflows: packets arriving to a full buffer, or over the discipline's own limit.";
+        aqm_drops: u64, "pkts", "Packets the discipline dropped by its active-queue-management decision (0 for fifo).";
+        marks: u64, "pkts", "ECN-capable packets the discipline marked CE instead of dropping them (`ecn = true`).";
         random_losses: u64, "pkts", "Random (Bernoulli) losses.";
         utilization: f64, "fraction", "Fraction of the run it was serialising (0 when unlimited).";
         queue_mean_pkts: f64, "pkts", "Time-averaged queue (the packet in service not counted; 0 when unlimited).";

@@ -5,9 +5,10 @@
 //! dumbbell, `[[links]]` or a `[wireless]` line; the topology builders turn the first two
 //! into the network model.
 
+pub mod qdisc;
 pub mod units;
 
-use crate::cc::{self, Params};
+use crate::cc::{self, ParamSpec, Params};
 use crate::limits::MAX_TOTAL_FLOWS;
 use crate::tcp::{LossDetection, Pacing, TcpConfig, HEADER_BYTES};
 use crate::time::{Time, MS, SEC};
@@ -212,6 +213,8 @@ pub struct BottleneckConfig {
     pub buffer_bytes: Option<u64>,
     pub loss: f64,
     pub ack_loss: f64,
+    /// The bottleneck direction's queue discipline (the ACK direction has no queue).
+    pub qdisc: qdisc::QdiscConfig,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -276,9 +279,9 @@ const WIFI_KEYS: &[&str] = &[
 ];
 /// Most stations over all `[[wifi]]` lines (events name a station by a 16-bit number).
 pub const MAX_STATIONS: usize = 65_535;
-const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse"];
-const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss"];
-const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss"];
+const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn"];
+const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn"];
+const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn"];
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
     "recovery",
@@ -351,29 +354,46 @@ fn apply_tcp_key(tcp: &mut TcpConfig, path: &str, key: &str, v: &Value) -> Resul
 
 fn parse_params(path: &str, cc_name: &str, v: Option<&Value>) -> Result<Params, ScenarioError> {
     let info = cc::find(cc_name).expect("validated algorithm");
-    let mut params = Params::defaults(info.params);
+    parse_param_table(path, "algorithm", cc_name, info.params, v)
+}
+
+/// A table of parameters (`params`, `qdisc_params`) checked against `specs`, the declared
+/// parameters of the algorithm or queue discipline (`kind`) `name`; defaults fill the rest. A
+/// parameter in milliseconds also takes a time with its unit ("5ms", "100us").
+fn parse_param_table(path: &str, kind: &str, name: &str, specs: &[ParamSpec], v: Option<&Value>) -> Result<Params, ScenarioError> {
+    let mut params = Params::defaults(specs);
     let Some(v) = v else { return Ok(params) };
     let Value::Object(map) = v else {
         return err(path, format!("expected a table of parameters, got {}", show(v)));
     };
     for (k, val) in map {
         let kp = format!("{path}.{}", key_text(k));
-        let Some(spec) = info.params.iter().find(|s| s.name == k) else {
-            let names: Vec<&str> = info.params.iter().map(|s| s.name).collect();
+        let Some(spec) = specs.iter().find(|s| s.name == k) else {
+            let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
             let accepted = if names.is_empty() { "none".to_string() } else { names.join(", ") };
-            return err(&kp, format!("unknown parameter of algorithm \"{cc_name}\"; accepted: {accepted}"));
+            return err(&kp, format!("unknown parameter of {kind} \"{name}\"; accepted: {accepted}"));
         };
+        let is_ms = spec.unit == "ms";
+        let range = || if is_ms { format!("{} (ms), or a time such as \"5ms\"", spec.range_text()) } else { format!("{} ({})", spec.range_text(), spec.unit) };
         let x = if spec.boolean {
             match val {
                 Value::Bool(b) => *b as u8 as f64,
-                _ => return err(&kp, format!("{} is not valid for \"{cc_name}\"; accepted: true or false", show(val))),
+                _ => return err(&kp, format!("{} is not valid for \"{name}\"; accepted: true or false", show(val))),
             }
         } else {
-            let Some(x) = val.as_f64() else {
-                return err(&kp, format!("{} is not valid for \"{cc_name}\"; accepted: {}", show(val), spec.range_text()));
+            let x = match (val, is_ms) {
+                (Value::String(t), true) => match units::parse_time(t) {
+                    Ok(ns) => ns as f64 / MS as f64,
+                    Err(_) => return err(&kp, format!("{} is not valid for \"{name}\"; accepted: {}", show(val), range())),
+                },
+                _ => match val.as_f64() {
+                    Some(x) => x,
+                    None if is_ms => return err(&kp, format!("{} is not valid for \"{name}\"; accepted: {}", show(val), range())),
+                    None => return err(&kp, format!("{} is not valid for \"{name}\"; accepted: {}", show(val), spec.range_text())),
+                },
             };
             if !(x >= spec.min && x <= spec.max) || (spec.integer && x.fract() != 0.0) {
-                return err(&kp, format!("{} is out of range for \"{cc_name}\"; accepted: {} ({})", show(val), spec.range_text(), spec.unit));
+                return err(&kp, format!("{} is out of range for \"{name}\"; accepted: {}", show(val), range()));
             }
             x
         };
@@ -1069,7 +1089,8 @@ fn parse_dir(t: &Table, base: Option<(&DirSpec, &Map<String, Value>)>) -> Result
             float_in(&t.p("loss"), &v, 0.0, 1.0, "a probability in [0, 1]")?
         }
     };
-    Ok((DirSpec { rate_bps, delay, buffer, loss }, norm))
+    let qdisc = qdisc::parse(t, base.map(|(b, _)| &b.qdisc), rate_bps == 0, &mut norm)?;
+    Ok((DirSpec { rate_bps, delay, buffer, loss, qdisc }, norm))
 }
 
 /// `[[links]]`: the topology (nodes in order of first mention) and its normalised entries.
@@ -1358,6 +1379,7 @@ impl Scenario {
         bnorm.insert("buffer".into(), bufv);
         bnorm.insert("loss".into(), lossv);
         bnorm.insert("ack_loss".into(), alv);
+        let qdisc = qdisc::parse(&b, None, false, &mut bnorm)?;
         norm.insert("bottleneck".into(), Value::Object(bnorm));
         norm.insert("tcp".into(), Value::Object(tcp_norm));
         norm.insert("flows".into(), Value::Array(flows_norm));
@@ -1367,7 +1389,7 @@ impl Scenario {
             duration,
             seed,
             sample_interval: c.sample_interval,
-            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss }),
+            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc }),
             flows,
             normalized: Value::Object(norm),
         })

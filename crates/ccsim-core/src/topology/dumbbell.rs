@@ -39,6 +39,8 @@ pub fn build(sc: &Scenario, b: &BottleneckConfig, seed: u64) -> Dumbbell {
     let receiver = net.add_node("receiver");
     let bn = net.add_dir(router, receiver, b.rate_bps, b.delay, limit, b.loss, Some(rng::derive(seed, stream::BOTTLENECK_LOSS)));
     let bn_rev = net.add_dir(receiver, router, 0, b.delay, QueueLimit::Unlimited, b.ack_loss, Some(rng::derive(seed, stream::ACK_LOSS)));
+    let mtu = sc.flows.iter().map(|f| f.tcp.mss + crate::tcp::HEADER_BYTES).max().unwrap_or(1500);
+    super::install_qdisc(&mut net, bn, &b.qdisc, mtu, seed);
     let mut routes = Vec::with_capacity(sc.flows.len());
     for (fc, &s) in sc.flows.iter().zip(&senders) {
         let up = net.add_dir(s, router, fc.access_rate_bps, fc.access_delay, QueueLimit::Unlimited, 0.0, None);

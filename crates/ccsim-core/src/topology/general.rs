@@ -36,6 +36,8 @@ pub struct DirSpec {
     pub delay: Time,
     pub buffer: Buffer,
     pub loss: f64,
+    /// The direction's queue discipline (the FIFO fast path by default).
+    pub qdisc: crate::scenario::qdisc::QdiscConfig,
 }
 
 /// A full-duplex link between nodes `a` and `b` (indices into [`Topology::nodes`]).
@@ -208,7 +210,8 @@ pub fn build(topo: &Topology, paths: &[Vec<u32>], mss: u32, seed: u64) -> Built 
         for (r, (from, to, spec)) in [(l.a, l.b, &l.fwd), (l.b, l.a, &l.rev)].into_iter().enumerate() {
             let limit = limit(spec, min_rtt[i][r], mss);
             let rng = (spec.loss > 0.0).then(|| rng::derive(seed, stream::LINK_BASE + 2 * i as u64 + r as u64));
-            net.add_dir(from, to, spec.rate_bps, spec.delay, limit, spec.loss, rng);
+            let d = net.add_dir(from, to, spec.rate_bps, spec.delay, limit, spec.loss, rng);
+            super::install_qdisc(&mut net, d, &spec.qdisc, mss + crate::tcp::HEADER_BYTES, seed);
         }
     }
     // Wi-Fi lines in file order: line w is medium w.
@@ -261,7 +264,7 @@ mod tests {
     use crate::time::MS;
 
     fn dir(rate_bps: u64, delay: Time) -> DirSpec {
-        DirSpec { rate_bps, delay, buffer: Buffer::Packets(10), loss: 0.0 }
+        DirSpec { rate_bps, delay, buffer: Buffer::Packets(10), loss: 0.0, qdisc: Default::default() }
     }
 
     fn chain(names: &[&str], extra: &[(u32, u32)]) -> Topology {

@@ -13,10 +13,27 @@ pub mod dumbbell;
 pub mod general;
 pub mod line;
 
+use crate::net::qdisc::registry::{self, QdiscEnv};
 use crate::net::{Network, Route};
+use crate::rng::{self, stream};
+use rand::RngCore as _;
+use crate::scenario::qdisc::QdiscConfig;
 
 /// A network and, for each flow in scenario order, the route of its data and of its ACKs.
 pub struct Built {
     pub net: Network,
     pub routes: Vec<(Route, Route)>,
+}
+
+/// Put direction `d`'s queue under discipline `q`, unless it is the default FIFO (which the
+/// link's fast path serves). `mtu` is the largest packet the flows send (MSS + headers). The
+/// discipline's random stream is `QDISC_BASE + d`.
+pub fn install_qdisc(net: &mut Network, d: u32, q: &QdiscConfig, mtu: u32, seed: u64) {
+    if q.is_fifo() {
+        return;
+    }
+    let dir = &mut net.dirs[d as usize];
+    let env = QdiscEnv { ecn: q.ecn, mtu_bytes: mtu, rate_bps: dir.link.rate_bps, seed: rng::derive(seed, stream::QDISC_BASE + d as u64).next_u64() };
+    let info = registry::find(&q.name).expect("a validated discipline");
+    dir.set_named_qdisc(info.name, registry::build(&q.name, &q.params, &env));
 }

@@ -24,6 +24,10 @@
 //! tested to give the fast path's results) and [`RoundRobin`] (one FIFO per flow, served in
 //! turn: the smallest discipline that serves out of arrival order).
 
+pub mod registry;
+
+pub use registry::{QdiscEnv, QdiscInfo, QDISCS};
+
 use super::Routed;
 use crate::time::Time;
 use std::collections::VecDeque;
@@ -159,6 +163,8 @@ impl Qdisc for RoundRobin {
 /// A link direction's discipline and its serialiser's state.
 pub struct Slot {
     pub qdisc: Box<dyn Qdisc>,
+    /// Its registry name ("custom" for one set directly, as the tests do).
+    pub name: &'static str,
     /// The packet being serialised.
     pub in_service: Option<Routed>,
     /// Time of the last change of the number waiting (for the queue's time integral).
@@ -172,7 +178,7 @@ pub struct Slot {
 
 impl Slot {
     pub fn new(qdisc: Box<dyn Qdisc>) -> Slot {
-        Slot { qdisc, in_service: None, last_change: 0, overflow_drops: 0, aqm_drops: 0, dropped: Vec::new() }
+        Slot { qdisc, name: "custom", in_service: None, last_change: 0, overflow_drops: 0, aqm_drops: 0, dropped: Vec::new() }
     }
 
     /// Count a drop by the discipline.
