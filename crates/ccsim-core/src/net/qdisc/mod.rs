@@ -22,11 +22,16 @@
 //!
 //! Disciplines here: [`Fifo`] (the fast path's FIFO, decided at dequeue: the slot's reference,
 //! tested to give the fast path's results) and [`RoundRobin`] (one FIFO per flow, served in
-//! turn: the smallest discipline that serves out of arrival order).
+//! turn: the smallest discipline that serves out of arrival order); in their own files, the
+//! AQMs as Linux implements them: [`red`] and [`codel`],
+//! named, described and built by name in [`registry`].
 
+pub mod codel;
+pub mod red;
 pub mod registry;
 
-pub use registry::{QdiscEnv, QdiscInfo, QDISCS};
+pub use registry::{build, check, find, names, QdiscEnv, QdiscInfo, QDISCS};
+
 
 use super::Routed;
 use crate::time::Time;
