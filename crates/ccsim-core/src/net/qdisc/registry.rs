@@ -10,7 +10,7 @@
 //! from the environment ([`QdiscEnv::ecn`]). Disciplines are built before the run starts: the
 //! clocks of their periodic updates (PIE's and DualPI2's) start at time 0.
 
-use super::{codel, fq_codel, red, Fifo, Qdisc};
+use super::{codel, fq_codel, pie, red, Fifo, Qdisc};
 use crate::cc::{ParamSpec, Params};
 use crate::time::{Time, US};
 
@@ -50,7 +50,7 @@ pub const FIFO_INFO: QdiscInfo = QdiscInfo {
     can_mark: false,
 };
 
-pub const QDISCS: &[QdiscInfo] = &[FIFO_INFO, red::INFO, codel::INFO, fq_codel::INFO];
+pub const QDISCS: &[QdiscInfo] = &[FIFO_INFO, red::INFO, codel::INFO, fq_codel::INFO, pie::INFO];
 
 pub fn find(name: &str) -> Option<&'static QdiscInfo> {
     QDISCS.iter().find(|q| q.name == name)
@@ -68,6 +68,7 @@ pub fn check(name: &str, params: &Params) -> Result<(), String> {
         "fifo" | "codel" => Ok(()),
         "red" => red::check(params),
         "fq_codel" => fq_codel::check(params),
+        "pie" => pie::check(params),
         _ => Err(format!("unknown queue discipline \"{name}\"; accepted: {}", names().join(", "))),
     }
 }
@@ -81,6 +82,7 @@ pub fn build(name: &str, params: &Params, env: &QdiscEnv) -> Box<dyn Qdisc> {
         "red" => Box::new(red::Red::from_params(params, env)),
         "codel" => Box::new(codel::Codel::from_params(params, env)),
         "fq_codel" => Box::new(fq_codel::FqCodel::from_params(params, env)),
+        "pie" => Box::new(pie::Pie::from_params(params, env)),
         _ => unreachable!("discipline names are validated by the scenario"),
     }
 }
@@ -100,7 +102,7 @@ mod tests {
 
     #[test]
     fn registry_lists_every_discipline_with_valid_defaults() {
-        assert_eq!(names(), vec!["fifo", "red", "codel", "fq_codel"]);
+        assert_eq!(names(), vec!["fifo", "red", "codel", "fq_codel", "pie"]);
         assert!(find("fifo").unwrap().params.is_empty());
         assert!(!find("fifo").unwrap().can_mark);
         for q in QDISCS.iter().skip(1) {
@@ -117,7 +119,7 @@ mod tests {
             assert_eq!((d.len(), d.bytes(), d.marks()), (0, 0, 0));
         }
         assert!(find("sfq").is_none());
-        assert_eq!(check("sfq", &Params::default()), Err("unknown queue discipline \"sfq\"; accepted: fifo, red, codel, fq_codel".to_string()));
+        assert_eq!(check("sfq", &Params::default()), Err("unknown queue discipline \"sfq\"; accepted: fifo, red, codel, fq_codel, pie".to_string()));
     }
 
     #[test]
