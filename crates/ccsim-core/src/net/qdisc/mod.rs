@@ -23,10 +23,11 @@
 //! Disciplines here: [`Fifo`] (the fast path's FIFO, decided at dequeue: the slot's reference,
 //! tested to give the fast path's results) and [`RoundRobin`] (one FIFO per flow, served in
 //! turn: the smallest discipline that serves out of arrival order); in their own files, the
-//! AQMs as Linux implements them: [`red`], [`codel`], [`fq_codel`] and [`pie`],
+//! AQMs as Linux implements them: [`red`], [`codel`], [`fq_codel`], [`pie`] and [`dualpi2`],
 //! named, described and built by name in [`registry`].
 
 pub mod codel;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
