@@ -23,10 +23,13 @@
 //! Disciplines here: [`Fifo`] (the fast path's FIFO, decided at dequeue: the slot's reference,
 //! tested to give the fast path's results) and [`RoundRobin`] (one FIFO per flow, served in
 //! turn: the smallest discipline that serves out of arrival order); in their own files, the
-//! AQMs as Linux implements them: [`red`] and [`codel`],
+//! AQMs as Linux implements them: [`red`], [`codel`], [`fq_codel`], [`pie`] and [`dualpi2`],
 //! named, described and built by name in [`registry`].
 
 pub mod codel;
+pub mod dualpi2;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
 pub mod registry;
 
@@ -57,7 +60,8 @@ pub enum DropCause {
 /// serialised) and chooses which goes next.
 pub trait Qdisc: Send {
     /// A packet arrives at `now`. Returns it back with the cause if the discipline drops it
-    /// instead of queueing it.
+    /// instead of queueing it, or the packet it drops to make room for it (fq_codel drops the
+    /// head of its fattest queue), the arrival being queued then.
     fn enqueue(&mut self, p: Queued, now: Time) -> Result<(), (Queued, DropCause)>;
     /// The link is idle at `now`: the next packet to serialise, if any. Packets the discipline
     /// drops on the way go to `dropped`.

@@ -10,7 +10,7 @@
 //! from the environment ([`QdiscEnv::ecn`]). Disciplines are built before the run starts: the
 //! clocks of their periodic updates (PIE's and DualPI2's) start at time 0.
 
-use super::{codel, red, Fifo, Qdisc};
+use super::{codel, dualpi2, fq_codel, pie, red, Fifo, Qdisc};
 use crate::cc::{ParamSpec, Params};
 use crate::time::{Time, US};
 
@@ -50,7 +50,7 @@ pub const FIFO_INFO: QdiscInfo = QdiscInfo {
     can_mark: false,
 };
 
-pub const QDISCS: &[QdiscInfo] = &[FIFO_INFO, red::INFO, codel::INFO];
+pub const QDISCS: &[QdiscInfo] = &[FIFO_INFO, red::INFO, codel::INFO, fq_codel::INFO, pie::INFO, dualpi2::INFO];
 
 pub fn find(name: &str) -> Option<&'static QdiscInfo> {
     QDISCS.iter().find(|q| q.name == name)
@@ -67,6 +67,9 @@ pub fn check(name: &str, params: &Params) -> Result<(), String> {
     match name {
         "fifo" | "codel" => Ok(()),
         "red" => red::check(params),
+        "fq_codel" => fq_codel::check(params),
+        "pie" => pie::check(params),
+        "dualpi2" => dualpi2::check(params),
         _ => Err(format!("unknown queue discipline \"{name}\"; accepted: {}", names().join(", "))),
     }
 }
@@ -79,6 +82,9 @@ pub fn build(name: &str, params: &Params, env: &QdiscEnv) -> Box<dyn Qdisc> {
         "fifo" => Box::new(Fifo::default()),
         "red" => Box::new(red::Red::from_params(params, env)),
         "codel" => Box::new(codel::Codel::from_params(params, env)),
+        "fq_codel" => Box::new(fq_codel::FqCodel::from_params(params, env)),
+        "pie" => Box::new(pie::Pie::from_params(params, env)),
+        "dualpi2" => Box::new(dualpi2::DualPi2::from_params(params, env)),
         _ => unreachable!("discipline names are validated by the scenario"),
     }
 }
@@ -98,7 +104,7 @@ mod tests {
 
     #[test]
     fn registry_lists_every_discipline_with_valid_defaults() {
-        assert_eq!(names(), vec!["fifo", "red", "codel"]);
+        assert_eq!(names(), vec!["fifo", "red", "codel", "fq_codel", "pie", "dualpi2"]);
         assert!(find("fifo").unwrap().params.is_empty());
         assert!(!find("fifo").unwrap().can_mark);
         for q in QDISCS.iter().skip(1) {
@@ -115,7 +121,7 @@ mod tests {
             assert_eq!((d.len(), d.bytes(), d.marks()), (0, 0, 0));
         }
         assert!(find("sfq").is_none());
-        assert_eq!(check("sfq", &Params::default()), Err("unknown queue discipline \"sfq\"; accepted: fifo, red, codel".to_string()));
+        assert_eq!(check("sfq", &Params::default()), Err("unknown queue discipline \"sfq\"; accepted: fifo, red, codel, fq_codel, pie, dualpi2".to_string()));
     }
 
     #[test]

@@ -1,0 +1,493 @@
+//! FQ-CoDel (RFC 8290) as Linux `net/sched/sch_fq_codel.c` implements it: packets are hashed
+//! into `flows` queues, each with its own CoDel state machine ([`super::codel::CodelVars`]);
+//! queues are served by deficit round robin (a quantum of bytes per round), newly active
+//! queues first (the new_flows list) before the old ones (old_flows).
+//!
+//! As in Linux:
+//! - classification is `reciprocal_scale(hash, flows)`; ccsim hashes its flow id (one number
+//!   per connection, the same for data and ACKs) with `jhash_1word` (include/linux/jhash.h)
+//!   keyed by a perturbation drawn from the seed, where Linux hashes the 5-tuple with the flow
+//!   dissector's (symmetric) hash keyed by a boot-time random value. So two flows may share a
+//!   queue, as in Linux, and which ones do is fixed by the seed;
+//! - enqueue (`fq_codel_enqueue`): the packet joins its queue's tail; an empty queue not on
+//!   either list joins the tail of new_flows with `deficit = quantum`; when the discipline then
+//!   holds more than `limit` packets, packets are dropped from the head of the queue with the
+//!   largest byte backlog (`fq_codel_drop`), which may be the arriving packet's own;
+//! - dequeue (`fq_codel_dequeue`): the head queue of new_flows (else old_flows); a queue whose
+//!   deficit is spent gets another quantum and moves to the tail of old_flows; else CoDel
+//!   dequeues from it (dropping or marking on the way); a queue CoDel finds empty moves from
+//!   new_flows to old_flows if old_flows is not empty (so a flow cannot stay "new" by
+//!   emptying its queue every round), else leaves the lists; the served packet's bytes are
+//!   taken from the deficit;
+//! - CoDel's "backlog <= mtu" rule reads the whole discipline's backlog, not the flow's
+//!   (`codel_dequeue(sch, &sch->qstats.backlog, ...)`), and all queues share one
+//!   `codel_params` and one `codel_stats`.
+//!
+//! ECN comes from the environment: Linux's fq_codel marks by default (`cparams.ecn = true` in
+//! `fq_codel_init`, where sch_codel does not); here both follow [`QdiscEnv::ecn`].
+//!
+//! Deliberate differences from Linux:
+//! - Overflow drops one packet per arrival (the head of the fattest queue), as Linux does with
+//!   `drop_batch_size` 1, where Linux's default drops a batch of up to 64, half the fattest
+//!   queue's bytes, in one call (to amortise the linear search for the fattest queue, says the
+//!   comment in `fq_codel_enqueue`). [`FqCodel::drop_fattest`] implements the batch, but
+//!   [`Qdisc::enqueue`] can hand back only one dropped packet, and holding the others until
+//!   the next dequeue would break the link's packet conservation in between, so enqueue calls
+//!   it with a batch of 1.
+//! - `memory_limit` (32 MB of `skb->truesize`) is not modelled: `limit` (packets) and the
+//!   link's `buffer` bound the queue; `ce_threshold` and external classifiers are not modelled.
+//!
+//! Memory: nothing is allocated until the first packet; then the bucket index (4 bytes per
+//! bucket) and one queue per bucket in use, each a ring buffer that keeps its capacity, so a
+//! warmed-up discipline allocates nothing per packet.
+
+use super::codel::{CodelParams, CodelSource, CodelStats, CodelVars};
+use super::registry::{ms_param_ns, QdiscEnv, QdiscInfo};
+use super::{DropCause, Qdisc, Queued};
+use crate::cc::{ParamSpec, Params};
+use crate::time::Time;
+use rand::RngCore as _;
+use std::collections::VecDeque;
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::num("target", 5.0, 0.001, 60_000.0, "ms", "CoDel target of every flow queue (RFC 8290 defaults; Linux codel_params_init)."),
+    ParamSpec::num("interval", 100.0, 0.001, 600_000.0, "ms", "CoDel interval of every flow queue (RFC 8290 defaults)."),
+    ParamSpec::int("limit", 10240.0, 1.0, 1e9, "pkts", "Packets held in all queues before the fattest queue loses its head (fq_codel_init: 10*1024)."),
+    ParamSpec::int("flows", 1024.0, 1.0, 65536.0, "queues", "Number of flow queues the hash spreads flows over (fq_codel_init; at most 65536 as fq_codel_change)."),
+    ParamSpec::int("quantum", 0.0, 0.0, 1e9, "bytes", "DRR quantum: bytes a queue may send per round; 0 = the link's MTU as Linux (psched_mtu); else at least 256."),
+];
+
+pub const INFO: QdiscInfo = QdiscInfo {
+    name: "fq_codel",
+    summary: "Flow-queue CoDel: hashed per-flow queues served by deficit round robin with new-flow priority, CoDel on each queue",
+    source: "RFC 8290; Linux net/sched/sch_fq_codel.c, include/net/codel_impl.h",
+    params: PARAMS,
+    can_mark: true,
+};
+
+/// Linux's smallest quantum (`fq_codel_change`: `max(256U, quantum)`).
+const MIN_QUANTUM: f64 = 256.0;
+/// Linux's default `drop_batch_size` (fq_codel_init), see the module comment.
+pub const LINUX_DROP_BATCH_SIZE: usize = 64;
+/// A bucket with no queue yet.
+const NONE: u32 = u32::MAX;
+
+/// `quantum` is 0 (the MTU) or at least 256.
+pub fn check(p: &Params) -> Result<(), String> {
+    let q = p.get("quantum");
+    if q != 0.0 && q < MIN_QUANTUM {
+        return Err(format!("quantum ({q}) must be 0 (the link's MTU) or at least {MIN_QUANTUM} bytes"));
+    }
+    Ok(())
+}
+
+/// `jhash_1word` (include/linux/jhash.h: `__jhash_nwords(a, 0, 0, initval + JHASH_INITVAL +
+/// (1 << 2))`, then `__jhash_final`).
+pub fn jhash_1word(a: u32, initval: u32) -> u32 {
+    const JHASH_INITVAL: u32 = 0xdead_beef;
+    let iv = initval.wrapping_add(JHASH_INITVAL).wrapping_add(1 << 2);
+    let (mut a, mut b, mut c) = (a.wrapping_add(iv), iv, iv);
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(14));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(11));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(25));
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(16));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(4));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(14));
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(24));
+    c
+}
+
+/// Linux `struct fq_codel_flow` with its entry of `q->backlogs`.
+#[derive(Debug, Default)]
+struct Flow {
+    q: VecDeque<Queued>,
+    /// Bytes queued (`q->backlogs[idx]`).
+    backlog: u64,
+    deficit: i64,
+    cvars: CodelVars,
+    /// On new_flows or old_flows (`!list_empty(&flow->flowchain)`).
+    listed: bool,
+    /// Its bucket (for the lists, which hold positions in `FqCodel::flows`).
+    bucket: u32,
+}
+
+pub struct FqCodel {
+    buckets: u32,
+    quantum: i64,
+    limit: usize,
+    perturbation: u32,
+    params: CodelParams,
+    pub stats: CodelStats,
+    /// Bucket -> position in `flows` (NONE until used); empty until the first packet.
+    index: Vec<u32>,
+    flows: Vec<Flow>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+    len: usize,
+    bytes: u64,
+    /// Queues that became new (`new_flow_count`).
+    pub new_flow_count: u64,
+    /// Packets dropped over the limit (`drop_overlimit`).
+    pub drop_overlimit: u64,
+}
+
+/// One flow queue and the discipline's totals as a [`CodelSource`] (`dequeue_func`).
+struct FlowSource<'a> {
+    q: &'a mut VecDeque<Queued>,
+    backlog: &'a mut u64,
+    len: &'a mut usize,
+    bytes: &'a mut u64,
+}
+
+impl CodelSource for FlowSource<'_> {
+    fn pop(&mut self) -> Option<Queued> {
+        let p = self.q.pop_front()?;
+        *self.backlog -= p.r.bytes as u64;
+        *self.len -= 1;
+        *self.bytes -= p.r.bytes as u64;
+        Some(p)
+    }
+    /// The whole discipline's backlog (`&sch->qstats.backlog`).
+    fn backlog(&self) -> u64 {
+        *self.bytes
+    }
+}
+
+impl FqCodel {
+    /// `buckets` flow queues, DRR `quantum` bytes, `limit` packets; `perturbation` keys the hash.
+    pub fn new(params: CodelParams, buckets: u32, quantum: u32, limit: usize, perturbation: u32) -> Self {
+        assert!(buckets >= 1 && quantum >= 1);
+        FqCodel {
+            buckets,
+            quantum: quantum as i64,
+            limit,
+            perturbation,
+            params,
+            stats: CodelStats::default(),
+            index: Vec::new(),
+            flows: Vec::new(),
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            len: 0,
+            bytes: 0,
+            new_flow_count: 0,
+            drop_overlimit: 0,
+        }
+    }
+
+    pub fn from_params(p: &Params, env: &QdiscEnv) -> Self {
+        let params = CodelParams::new(ms_param_ns(p, "target"), ms_param_ns(p, "interval"), env.mtu_bytes, env.ecn);
+        let quantum = match p.get("quantum") as u32 {
+            0 => env.mtu_bytes,
+            q => q,
+        };
+        let perturbation = crate::rng::derive(env.seed, 0).next_u32();
+        FqCodel::new(params, p.get("flows") as u32, quantum, p.get("limit") as usize, perturbation)
+    }
+
+    /// The queue of flow id `flow` (`fq_codel_hash`: `reciprocal_scale(hash, flows_cnt)`).
+    pub fn bucket(&self, flow: u32) -> u32 {
+        ((jhash_1word(flow, self.perturbation) as u64 * self.buckets as u64) >> 32) as u32
+    }
+
+    /// The position in `flows` of bucket `b`'s queue, made on first use.
+    fn flow_of(&mut self, b: u32) -> usize {
+        if self.index.is_empty() {
+            self.index = vec![NONE; self.buckets as usize];
+        }
+        if self.index[b as usize] == NONE {
+            self.index[b as usize] = self.flows.len() as u32;
+            self.flows.push(Flow { bucket: b, ..Flow::default() });
+        }
+        self.index[b as usize] as usize
+    }
+
+    /// `fq_codel_drop`: drop from the head of the queue with the largest backlog (the lowest
+    /// bucket among equals) until half its bytes are gone or `max_packets` are; each goes to
+    /// `drop`. Returns the bucket.
+    pub fn drop_fattest(&mut self, max_packets: usize, mut drop: impl FnMut(Queued)) -> u32 {
+        // Linux scans every bucket; ccsim scans the buckets in use, in bucket order.
+        let mut best: Option<(u64, u32)> = None;
+        for &pos in self.index.iter().filter(|&&i| i != NONE) {
+            let f = &self.flows[pos as usize];
+            if f.backlog > best.map_or(0, |(b, _)| b) {
+                best = Some((f.backlog, f.bucket));
+            }
+        }
+        let (maxbacklog, bucket) = best.expect("a queue over its limit holds packets");
+        let threshold = maxbacklog >> 1;
+        let f = &mut self.flows[self.index[bucket as usize] as usize];
+        let (mut len, mut i) = (0u64, 0usize);
+        loop {
+            let p = f.q.pop_front().expect("the fattest queue holds packets");
+            len += p.r.bytes as u64;
+            drop(p);
+            i += 1;
+            if i >= max_packets || len >= threshold {
+                break;
+            }
+        }
+        f.backlog -= len;
+        self.bytes -= len;
+        self.len -= i;
+        self.drop_overlimit += i as u64;
+        bucket
+    }
+}
+
+impl Qdisc for FqCodel {
+    /// `fq_codel_enqueue`.
+    fn enqueue(&mut self, p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+        let b = self.bucket(p.r.flow);
+        let pos = self.flow_of(b);
+        let quantum = self.quantum;
+        let f = &mut self.flows[pos];
+        f.q.push_back(p);
+        f.backlog += p.r.bytes as u64;
+        if !f.listed {
+            f.listed = true;
+            f.deficit = quantum;
+            self.new_flows.push_back(pos as u32);
+            self.new_flow_count += 1;
+        }
+        self.bytes += p.r.bytes as u64;
+        self.len += 1;
+        if self.len <= self.limit {
+            return Ok(());
+        }
+        // Over the limit: the fattest queue loses its head (a batch of 1, see the module comment).
+        let mut victim = None;
+        self.drop_fattest(1, |d| victim = Some(d));
+        Err((victim.expect("one packet dropped"), DropCause::Overflow))
+    }
+
+    /// `fq_codel_dequeue`.
+    fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
+        loop {
+            let (pos, from_new) = match (self.new_flows.front(), self.old_flows.front()) {
+                (Some(&pos), _) => (pos, true),
+                (None, Some(&pos)) => (pos, false),
+                (None, None) => return None,
+            };
+            let f = &mut self.flows[pos as usize];
+            if f.deficit <= 0 {
+                // Spent: another quantum, and to the tail of old_flows.
+                f.deficit += self.quantum;
+                let list = if from_new { &mut self.new_flows } else { &mut self.old_flows };
+                list.pop_front();
+                self.old_flows.push_back(pos);
+                continue;
+            }
+            let mut src = FlowSource { q: &mut f.q, backlog: &mut f.backlog, len: &mut self.len, bytes: &mut self.bytes };
+            match f.cvars.dequeue(&mut src, &self.params, &mut self.stats, now, dropped) {
+                Some(p) => {
+                    f.deficit -= p.r.bytes as i64;
+                    return Some(p);
+                }
+                None => {
+                    // Empty: a new queue passes through old_flows (if any) to prevent
+                    // starvation; otherwise it leaves the lists.
+                    if from_new {
+                        self.new_flows.pop_front();
+                        if !self.old_flows.is_empty() {
+                            self.old_flows.push_back(pos);
+                            continue;
+                        }
+                    } else {
+                        self.old_flows.pop_front();
+                    }
+                    self.flows[pos as usize].listed = false;
+                }
+            }
+        }
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn packets(&self) -> Vec<Queued> {
+        self.flows.iter().flat_map(|f| f.q.iter().copied()).collect()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.index.capacity() * 4
+            + self.flows.capacity() * std::mem::size_of::<Flow>()
+            + self.flows.iter().map(|f| f.q.capacity() * std::mem::size_of::<Queued>()).sum::<usize>()
+            + (self.new_flows.capacity() + self.old_flows.capacity()) * 4
+    }
+    fn marks(&self) -> u64 {
+        self.stats.ecn_mark
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Ecn, Routed};
+    use crate::time::MS;
+
+    /// Flow ids 0..=5 with perturbation 0 land in buckets 18, 458, 953, 612, 87 and 982
+    /// (jhash_1word, then reciprocal_scale to 1024), all different.
+    const A: u32 = 1;
+    const B: u32 = 2;
+    const C: u32 = 3;
+
+    fn pkt(flow: u32, slot: u32, bytes: u32) -> Queued {
+        Queued { r: Routed { flow, bytes, hop: 0, ack: false, ecn: Ecn::NotEct, slot }, arrived: 0 }
+    }
+
+    fn fq(quantum: u32, limit: usize) -> FqCodel {
+        FqCodel::new(CodelParams::new(5 * MS, 100 * MS, 1514, false), 1024, quantum, limit, 0)
+    }
+
+    /// Dequeue everything at t = 0 (sojourn 0: CoDel never acts); the slots in service order.
+    fn drain(q: &mut FqCodel) -> Vec<u32> {
+        let mut d = Vec::new();
+        let out = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot).collect();
+        assert!(d.is_empty());
+        out
+    }
+
+    #[test]
+    fn fq_codel_hash_is_jhash_1word_scaled_to_the_buckets() {
+        assert_eq!(jhash_1word(0, 0), 0x0493_96b8);
+        assert_eq!(jhash_1word(1, 0), 0x72a8_2a9b);
+        assert_eq!(jhash_1word(5, 0), 0xf5a8_a9b6);
+        let q = fq(1514, 10240);
+        assert_eq!((0..6).map(|f| q.bucket(f)).collect::<Vec<_>>(), vec![18, 458, 953, 612, 87, 982]);
+        // The perturbation moves flows: 0x12345678 puts them elsewhere.
+        let q = FqCodel::new(CodelParams::new(5 * MS, 100 * MS, 1514, false), 1024, 1514, 10240, 0x1234_5678);
+        assert_eq!((0..6).map(|f| q.bucket(f)).collect::<Vec<_>>(), vec![972, 137, 31, 505, 325, 998]);
+    }
+
+    #[test]
+    fn fq_codel_serves_by_drr_with_new_flow_priority() {
+        // Quantum 1500. A: four 1500 B packets (slots 1..=4); B: six 500 B packets (11..=16).
+        let mut q = fq(1500, 10240);
+        for i in 1..=4 {
+            q.enqueue(pkt(A, i, 1500), 0).unwrap();
+        }
+        for i in 11..=16 {
+            q.enqueue(pkt(B, i, 500), 0).unwrap();
+        }
+        assert_eq!((q.new_flow_count, q.len(), q.bytes()), (2, 10, 9000));
+        let mut d = Vec::new();
+        let mut out: Vec<u32> = (0..5).map(|_| q.dequeue(0, &mut d).unwrap().r.slot).collect();
+        // A (new, 1500) sends A1 and is spent; it moves to old_flows with a new quantum.
+        // B (new) sends three 500 B packets, is spent, moves to old_flows behind A; A sends A2.
+        assert_eq!(out, vec![1, 11, 12, 13, 2]);
+        // A new flow C arrives: it is served before the old flows' backlog.
+        q.enqueue(pkt(C, 21, 1000), 0).unwrap();
+        assert_eq!(q.new_flow_count, 3);
+        out = drain(&mut q);
+        // C1; C is then empty and, old_flows not being empty, goes to old_flows (behind A and B);
+        // A is spent (gets a quantum, to the tail), B sends its last three, A sends A3; C is
+        // empty and leaves; A4 after B leaves.
+        assert_eq!(out, vec![21, 14, 15, 16, 3, 4]);
+        assert!(q.is_empty() && q.new_flows.is_empty() && q.old_flows.is_empty());
+        // A flow that comes back after leaving the lists is new again.
+        q.enqueue(pkt(A, 5, 1500), 0).unwrap();
+        assert_eq!((q.new_flow_count, drain(&mut q)), (4, vec![5]));
+    }
+
+    #[test]
+    fn fq_codel_quantum_shares_bytes_not_packets() {
+        // Quantum 500: A sends 1000 B packets, B 250 B packets; each gets 1000 B per two rounds.
+        let mut q = fq(500, 10240);
+        for i in 1..=3 {
+            q.enqueue(pkt(A, i, 1000), 0).unwrap();
+        }
+        for i in 11..=22 {
+            q.enqueue(pkt(B, i, 250), 0).unwrap();
+        }
+        // A1 takes A's deficit to -500: A needs a round to get back to 0 and another to send.
+        assert_eq!(drain(&mut q), vec![1, 11, 12, 13, 14, 2, 15, 16, 17, 18, 3, 19, 20, 21, 22]);
+    }
+
+    #[test]
+    fn fq_codel_over_the_limit_drops_the_head_of_the_fattest_queue() {
+        // Limit 10: A 6 x 1000 B, B 3 x 1500 B, C 1 x 100 B.
+        let mut q = fq(1514, 10);
+        for i in 0..6 {
+            q.enqueue(pkt(A, i, 1000), 0).unwrap();
+        }
+        for i in 10..13 {
+            q.enqueue(pkt(B, i, 1500), 0).unwrap();
+        }
+        q.enqueue(pkt(C, 20, 100), 0).unwrap();
+        // The 11th packet (C's second): A (6000 B) is the fattest and loses its head.
+        let (p, cause) = q.enqueue(pkt(C, 21, 100), 0).unwrap_err();
+        assert_eq!((p.r.slot, cause), (0, DropCause::Overflow));
+        assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (10, 5000 + 4500 + 200, 1));
+        // Linux's batch (64 packets, half the fattest queue's bytes): B and A both hold
+        // 4500-5000 B; A (5000 B) loses 3 packets (3000 >= 2500).
+        let mut batch = Vec::new();
+        let b = q.drop_fattest(LINUX_DROP_BATCH_SIZE, |p| batch.push(p.r.slot));
+        assert_eq!((b, batch), (q.bucket(A), vec![1, 2, 3]));
+        // B (4500 B) is now the fattest: 2 packets reach half of it (3000 >= 2250).
+        let mut batch = Vec::new();
+        q.drop_fattest(LINUX_DROP_BATCH_SIZE, |p| batch.push(p.r.slot));
+        assert_eq!(batch, vec![10, 11]);
+        assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (5, 2000 + 1500 + 200, 6));
+        // Among equal backlogs the lowest bucket loses: A (458) and C (612) with 2000 B each.
+        q.enqueue(pkt(C, 22, 1800), 0).unwrap();
+        let mut batch = Vec::new();
+        q.drop_fattest(1, |p| batch.push(p.r.slot));
+        assert_eq!(batch, vec![4]);
+        // Still all new flows, in the order they arrived: A, B, C.
+        assert_eq!(drain(&mut q), vec![5, 12, 20, 21, 22]);
+    }
+
+    #[test]
+    fn fq_codel_codel_acts_per_queue_on_the_whole_backlog() {
+        // A: two packets, B: five, all 1000 B, all arrived at 0. CoDel on A's queue reads the
+        // whole discipline's backlog (as Linux: &sch->qstats.backlog), so A's last packet is
+        // not spared by the "backlog <= mtu" rule while B's packets wait.
+        let mut q = fq(1514, 10240);
+        q.enqueue(pkt(A, 1, 1000), 0).unwrap();
+        q.enqueue(pkt(A, 2, 1000), 0).unwrap();
+        for i in 11..=15 {
+            q.enqueue(pkt(B, i, 1000), 0).unwrap();
+        }
+        let mut d = Vec::new();
+        // 10 ms: A1 leaves 6000 B behind it, waited 10 ms: A's first_above_time =
+        // 9765 + 97656 (a per-flow backlog, 1000 B, would not have started the clock).
+        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.slot, 1);
+        let a = &q.flows[q.index[q.bucket(A) as usize] as usize];
+        assert_eq!((a.cvars.first_above_time, a.deficit), (107_421, 514));
+        // 200 ms: A2 (alone in its queue, 5000 B of B behind) is dropped; A empties and leaves
+        // the lists; B1 is served (B's own CoDel clock only starts now).
+        assert_eq!(q.dequeue(200 * MS, &mut d).unwrap().r.slot, 11);
+        assert_eq!(d.iter().map(|(p, c)| (p.r.slot, *c)).collect::<Vec<_>>(), vec![(2, DropCause::Aqm)]);
+        let b = &q.flows[q.index[q.bucket(B) as usize] as usize];
+        assert_eq!((b.cvars.first_above_time, b.cvars.dropping), (195_312 + 97_656, false));
+        assert_eq!((q.new_flows.len(), q.old_flows.len(), q.len(), q.stats.drop_count), (1, 0, 4, 1));
+        // The same A alone: nothing behind A2, no drop.
+        let mut q = fq(1514, 10240);
+        q.enqueue(pkt(A, 1, 1000), 0).unwrap();
+        q.enqueue(pkt(A, 2, 1000), 0).unwrap();
+        d.clear();
+        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.slot, 1);
+        assert_eq!(q.dequeue(200 * MS, &mut d).unwrap().r.slot, 2);
+        assert!(d.is_empty());
+    }
+
+    #[test]
+    fn fq_codel_allocates_nothing_until_used_and_checks_quantum() {
+        let q = FqCodel::from_params(&Params::defaults(PARAMS), &QdiscEnv { ecn: true, mtu_bytes: 1514, rate_bps: 1, seed: 3 });
+        assert_eq!((q.heap_bytes(), q.quantum, q.buckets, q.limit), (0, 1514, 1024, 10240));
+        let mut p = Params::defaults(PARAMS);
+        p.set("quantum", 100.0);
+        assert_eq!(check(&p), Err("quantum (100) must be 0 (the link's MTU) or at least 256 bytes".to_string()));
+        p.set("quantum", 256.0);
+        assert_eq!(check(&p), Ok(()));
+    }
+}
