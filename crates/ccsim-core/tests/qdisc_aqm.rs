@@ -74,3 +74,67 @@ fn a_discipline_s_own_limit_drops_as_overflow_and_conserves_packets() {
         assert!(dir.link.stats.queue_max <= 20, "{name}: {} queued", dir.link.stats.queue_max);
     }
 }
+
+/// A 10 Mbps, 20 ms dumbbell with a 1,000-packet buffer under `qdisc` (set through the
+/// scenario's `qdisc` key, as a user does), run for 30 s with seed 1.
+fn run_with(qdisc: &str, flows: serde_json::Value) -> ccsim_core::metrics::Summary {
+    let sc = scenario(json!({
+        "duration": "30s",
+        "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "1000pkt", "qdisc": qdisc},
+        "flows": flows,
+    }));
+    let mut sim = Sim::new(&sc, 1);
+    sim.run_to_end();
+    sim.check_conservation().unwrap();
+    sim.summary(0.0)
+}
+
+#[test]
+fn bufferbloat_a_deep_fifo_queues_for_hundreds_of_ms_codel_and_fq_codel_for_a_few() {
+    // Two CUBIC flows: the FIFO keeps its 1,000 packets (1.2 s at 10 Mbps) nearly full.
+    let fifo = run_with("fifo", json!([{"cc": "cubic", "count": 2}]));
+    let b = fifo.bottleneck.as_ref().unwrap();
+    assert!(b.queue_delay_mean_ms > 300.0, "FIFO: {} ms", b.queue_delay_mean_ms);
+    assert_eq!(b.qdisc, "fifo");
+    for q in ["codel", "fq_codel"] {
+        let s = run_with(q, json!([{"cc": "cubic", "count": 2}]));
+        let b = s.bottleneck.as_ref().unwrap();
+        assert_eq!(b.qdisc, q);
+        // The bounds: mean sojourn under 15 ms at 90 % utilization or more.
+        assert!(b.queue_delay_mean_ms < 15.0, "{q}: mean sojourn {} ms", b.queue_delay_mean_ms);
+        assert!(b.utilization >= 0.90, "{q}: utilization {}", b.utilization);
+        assert!(b.aqm_drops > 0 && b.drops == 0, "{q}: {} AQM drops, {} overflows", b.aqm_drops, b.drops);
+    }
+}
+
+#[test]
+fn fq_codel_shares_the_link_equally_between_bbr_and_cubic_where_a_fifo_does_not() {
+    let flows = json!([{"cc": "bbr"}, {"cc": "cubic"}]);
+    let fifo = run_with("fifo", flows.clone());
+    let fq = run_with("fq_codel", flows);
+    // In the deep FIFO CUBIC fills the queue and BBR gets about a tenth of the link.
+    assert!(fifo.jain_index < 0.8, "FIFO: Jain {} ({:?})", fifo.jain_index, fifo.flows.iter().map(|f| f.throughput_mbps).collect::<Vec<_>>());
+    assert!(fq.jain_index >= 0.95, "fq_codel: Jain {} ({:?})", fq.jain_index, fq.flows.iter().map(|f| f.throughput_mbps).collect::<Vec<_>>());
+    assert!(fq.bottleneck.as_ref().unwrap().utilization >= 0.95);
+}
+
+#[test]
+fn a_short_transfer_through_fq_codel_sees_almost_no_queue_while_bulk_flows_fill_the_link() {
+    // Ten segments (one initial window) at 20 s, while two CUBIC flows saturate the link.
+    let flows = json!([{"cc": "cubic", "count": 2}, {"cc": "cubic", "start": "20s", "size": "14480B"}]);
+    let base_rtt_ms = 40.0;
+    let fifo = run_with("fifo", flows.clone());
+    let fq = run_with("fq_codel", flows);
+    let (f_fifo, f_fq) = (&fifo.flows[2], &fq.flows[2]);
+    // Through the FIFO every segment waits behind the full queue (about a second).
+    assert!(f_fifo.rtt_mean_ms > base_rtt_ms + 500.0, "FIFO: {} ms", f_fifo.rtt_mean_ms);
+    // Through fq_codel its queue is new and served first: its RTT is the base RTT plus the
+    // serialisation of its own initial window (10 x 1.2 ms) at most.
+    assert!(f_fq.rtt_min_ms < base_rtt_ms + 5.0, "fq_codel: min {} ms", f_fq.rtt_min_ms);
+    assert!(f_fq.rtt_mean_ms < base_rtt_ms + 25.0, "fq_codel: mean {} ms", f_fq.rtt_mean_ms);
+    let done = |s: &ccsim_core::metrics::Summary| s.flows[2].end_s - s.flows[2].start_s;
+    assert!(done(&fq) < 0.1 && done(&fifo) > 0.9, "completion: fq_codel {} s, FIFO {} s", done(&fq), done(&fifo));
+    for s in [&fifo, &fq] {
+        assert!(s.bottleneck.as_ref().unwrap().utilization >= 0.95);
+    }
+}

@@ -32,12 +32,14 @@ impl QdiscConfig {
 }
 
 /// Read `qdisc`, `qdisc_params` and `ecn` from `t`. Without any of them the direction takes
-/// `base` (a `reverse` table: its link's forward direction) or the default FIFO. `unlimited`
+/// `base` (a `reverse` table: its link's forward direction, unless the reverse is unlimited)
+/// or the default FIFO. `unlimited`
 /// says the direction has no rate (a pure delay, no queue): only the FIFO fits it. The keys
 /// given are copied into `norm` (only those: a scenario without them normalises as before).
 pub(super) fn parse(t: &Table, base: Option<&QdiscConfig>, unlimited: bool, norm: &mut Map<String, Value>) -> Result<QdiscConfig, ScenarioError> {
     if QDISC_KEYS.iter().all(|k| t.get(k).is_none()) {
-        return Ok(base.cloned().unwrap_or_default());
+        // An unlimited direction has no queue: it inherits nothing.
+        return Ok(if unlimited { QdiscConfig::default() } else { base.cloned().unwrap_or_default() });
     }
     let names = registry::names().join(", ");
     let name = match t.get("qdisc") {
@@ -138,6 +140,48 @@ mod tests {
         assert_eq!(m, "bottleneck.qdisc_params.target: unknown parameter of queue discipline \"fifo\"; accepted: none");
         let m = error(links(json!({"qdisc_params": 1}), None));
         assert_eq!(m, "links[0].qdisc_params: expected a table of parameters, got 1");
+    }
+
+    #[test]
+    fn parameters_are_checked_against_the_discipline_and_times_take_units() {
+        let sc = Scenario::from_value(&dumbbell(json!({"qdisc": "codel", "qdisc_params": {"target": "2ms", "interval": 50}}))).unwrap();
+        let q = &sc.bottleneck().unwrap().qdisc;
+        assert_eq!((q.name.as_str(), q.params.get("target"), q.params.get("interval"), q.params.get("limit")), ("codel", 2.0, 50.0, 1000.0));
+        assert_eq!(sc.normalized["bottleneck"]["qdisc_params"], json!({"target": "2ms", "interval": 50}));
+        let sc = Scenario::from_value(&dumbbell(json!({"qdisc": "codel", "qdisc_params": {"target": "500us"}}))).unwrap();
+        assert_eq!(sc.bottleneck().unwrap().qdisc.params.get("target"), 0.5);
+        let m = error(dumbbell(json!({"qdisc": "codel", "qdisc_params": {"target": "5 parsecs"}})));
+        assert_eq!(m, "bottleneck.qdisc_params.target: \"5 parsecs\" is not valid for \"codel\"; accepted: a number in [0.001, 60000] (ms), or a time such as \"5ms\"");
+        let m = error(dumbbell(json!({"qdisc": "codel", "qdisc_params": {"target": "-5ms"}})));
+        assert!(m.starts_with("bottleneck.qdisc_params.target: \"-5ms\" is not valid for \"codel\""), "{m}");
+        let m = error(dumbbell(json!({"qdisc": "codel", "qdisc_params": {"target": "2min"}})));
+        assert!(m.starts_with("bottleneck.qdisc_params.target: \"2min\" is not valid"), "{m}");
+        let m = error(dumbbell(json!({"qdisc": "codel", "qdisc_params": {"limit": 0}})));
+        assert_eq!(m, "bottleneck.qdisc_params.limit: 0 is out of range for \"codel\"; accepted: an integer in [1, 1000000000] (pkts)");
+        let m = error(dumbbell(json!({"qdisc": "codel", "qdisc_params": {"quantum": 1514}})));
+        assert_eq!(m, "bottleneck.qdisc_params.quantum: unknown parameter of queue discipline \"codel\"; accepted: target, interval, limit");
+        // A rule between parameters.
+        let m = error(dumbbell(json!({"qdisc": "red", "qdisc_params": {"min_th": 30, "max_th": 20}})));
+        assert!(m.starts_with("bottleneck.qdisc_params: ") && m.contains("min_th") && m.contains("max_th"), "{m}");
+        // ECN on a discipline that marks.
+        let sc = Scenario::from_value(&dumbbell(json!({"qdisc": "red", "qdisc_params": {"min_th": 20, "max_th": 20}, "ecn": true}))).unwrap();
+        assert!(sc.bottleneck().unwrap().qdisc.ecn);
+    }
+
+    #[test]
+    fn an_unlimited_direction_takes_no_discipline() {
+        let m = error(links(json!({"rate": "unlimited", "qdisc": "codel"}), None));
+        assert!(m.starts_with("links[0].qdisc: \"codel\" on a direction without a rate"), "{m}");
+        // A reverse with a rate inherits codel; an unlimited one has no queue and inherits nothing.
+        let rev = |r: Value| {
+            let sc = Scenario::from_value(&links(json!({"qdisc": "codel"}), Some(r))).unwrap();
+            let NetworkConfig::Links { topology, .. } = &sc.network else { panic!("links") };
+            topology.links[0].rev.qdisc.name.clone()
+        };
+        assert_eq!(rev(json!({"rate": "1Mbps"})), "codel");
+        assert_eq!(rev(json!({"rate": "unlimited"})), "fifo");
+        let m = error(links(json!({"qdisc": "codel"}), Some(json!({"rate": "unlimited", "qdisc": "pie"}))));
+        assert!(m.starts_with("links[0].reverse.qdisc: \"pie\" on a direction without a rate"), "{m}");
     }
 
     #[test]
