@@ -86,6 +86,7 @@ LINUX_TCP: tuple[tuple[str, Any, str, str], ...] = (
     ("timestamp_tick_ns", 1_000_000, "timestamp_tick", "Linux's TCP timestamps tick every 1 ms"),
     ("pacing", "auto", "pacing", "Linux paces only algorithms that ask for it (BBR)"),
     ("dupthresh", 3, "dupthresh", "Linux starts with a reordering degree of 3"),
+    ("ecn", False, "ecn", "the emulated bottleneck never marks CE, so ECN changes nothing"),
 )
 
 _LOCK = threading.Lock()
