@@ -36,6 +36,10 @@ pub(crate) trait TimerEvent: Copy {
 /// One TCP connection: its sender, its receiver and the pending events of their timers.
 pub struct Endpoint {
     pub cc_name: &'static str,
+    /// The algorithm needs ECN (Linux `TCP_CONG_NEEDS_ECN`) but the connection has none: it
+    /// runs its fallback (DCTCP: Reno, as Linux's `dctcp_init` does when ECN is not
+    /// negotiated). The run's summary warns.
+    pub ecn_fallback: bool,
     pub sender: Sender,
     pub receiver: Receiver,
     rto_event_at: Option<Time>,
@@ -53,6 +57,7 @@ impl Endpoint {
         let mut clock_rng = rng::flow_stream(seed, i, rng::stream::CLOCK);
         let algo = cc::build(cc_name, params, cc_rng);
         let offset: Time = clock_rng.gen_range(0..1_000_000) * MS;
+        let ecn_fallback = algo.needs_ecn() && !tcp.ecn;
         let echo = match (tcp.ecn, algo.needs_ecn()) {
             (false, _) => EcnEcho::Off,
             (true, false) => EcnEcho::Classic,
@@ -62,6 +67,7 @@ impl Endpoint {
         let receiver = Receiver::new(i as u32, tcp.mss, size, tcp.delayed_ack, tcp.delack_timeout, tcp.ts_tick, offset, tcp.rwnd, echo);
         Endpoint {
             cc_name: cc::find(cc_name).map(|a| a.name).expect("validated algorithm"),
+            ecn_fallback,
             sender,
             receiver,
             rto_event_at: None,

@@ -593,7 +593,8 @@ impl Sim {
             flows.push(tcp_summary(i, 0, ep, fl.start, end, thr, self.path_names(&fl.fwd)));
         }
         let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
-        let warnings = self.access_limited_warnings();
+        let mut warnings = self.access_limited_warnings();
+        warnings.extend(self.ecn_fallback_warnings());
         let dur = to_secs(self.end);
         Summary {
             name: self.name.clone(),
@@ -789,6 +790,37 @@ impl Sim {
             }
         }
         out
+    }
+}
+
+impl Sim {
+    /// One line per algorithm that needs ECN but runs on flows without it (see
+    /// [`Endpoint::ecn_fallback`]), naming the first few flows.
+    fn ecn_fallback_warnings(&self) -> Vec<String> {
+        let mut by_cc: Vec<(&'static str, Vec<usize>)> = Vec::new();
+        for (i, fl) in self.flows.iter().enumerate() {
+            match &fl.tcp {
+                Some(ep) if ep.ecn_fallback => match by_cc.iter_mut().find(|(cc, _)| *cc == ep.cc_name) {
+                    Some((_, ids)) => ids.push(i),
+                    None => by_cc.push((ep.cc_name, vec![i])),
+                },
+                _ => {}
+            }
+        }
+        by_cc
+            .into_iter()
+            .map(|(cc, ids)| {
+                let mut shown: Vec<String> = ids.iter().take(5).map(|i| i.to_string()).collect();
+                if ids.len() > 5 {
+                    shown.push(format!("... ({} flows)", ids.len()));
+                }
+                let which = if ids.len() == 1 { "flow" } else { "flows" };
+                format!(
+                    "{which} {}: {cc} needs ECN but [tcp] ecn is false, so it runs without it as Linux does when ECN is not negotiated (dctcp: as Reno)",
+                    shown.join(", ")
+                )
+            })
+            .collect()
     }
 }
 

@@ -18,6 +18,7 @@ pub mod bbrplus;
 pub mod cdg;
 pub mod chd;
 pub mod cubic;
+pub mod dctcp;
 pub mod ertt;
 pub mod hd;
 pub mod newreno;
@@ -373,7 +374,8 @@ pub struct AlgorithmInfo {
     pub params: &'static [ParamSpec],
 }
 
-pub const ALGORITHMS: &[AlgorithmInfo] = &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO];
+pub const ALGORITHMS: &[AlgorithmInfo] =
+    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -396,6 +398,7 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "hd" => Box::new(hd::Hd::new(hd::HdConfig::from_params(params), rng)),
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
+        "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
