@@ -899,6 +899,8 @@ fn tcp_summary(i: usize, group: usize, ep: &Endpoint, start: Time, end: Time, th
         retransmits: s.stats.retransmits,
         rto_count: s.stats.rto_count,
         fast_recoveries: s.stats.fast_recoveries,
+        ce_received: ep.receiver.ce_received,
+        ece_reductions: s.stats.ece_reductions,
         rtt_min_ms: if rtt.n > 0 { rtt.min / 1e6 } else { f64::NAN },
         rtt_mean_ms: rtt.mean() / 1e6,
         rtt_p95_ms: s.stats.rtt_hist.quantile(0.95) / 1e6,
