@@ -13,9 +13,11 @@
 //! with ECE in Open or Disorder enters CWR (`tcp_try_to_open` -> `tcp_enter_cwr`): ssthresh
 //! from the algorithm, cwnd reduced by PRR over the window (`tcp_cwnd_reduction`), CWR on the
 //! next new segment (`tcp_ecn_queue_cwr`, also on entering Recovery or Loss), and no further
-//! reduction until a segment sent after the reduction began is acknowledged. Not modelled (Linux has them): TLP (the probe timeout of
-//! RACK-TLP; a lost tail or a lost retransmission waits for the RACK timer or the RTO), F-RTO,
-//! undo via DSACK or timestamps, TSO/GSO, TCP Small Queues, Nagle, the SYN handshake.
+//! reduction until a segment sent after the reduction began is acknowledged.
+//!
+//! Not modelled (Linux has them): TLP (the probe timeout of RACK-TLP; a lost tail or a lost
+//! retransmission waits for the RACK timer or the RTO), F-RTO, undo via DSACK or timestamps,
+//! TSO/GSO, TCP Small Queues, Nagle, the SYN handshake.
 
 use super::rtt::RttEstimator;
 use super::{AckPkt, DataPkt, LossDetection, Pacing, TcpConfig};
