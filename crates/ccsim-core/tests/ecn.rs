@@ -24,10 +24,8 @@ struct StepMarker {
     marks: u64,
 }
 
-impl StepMarker {
-    fn new(k: usize) -> Box<dyn Qdisc> {
-        Box::new(StepMarker { k, q: VecDeque::new(), bytes: 0, marks: 0 })
-    }
+fn step_marker(k: usize) -> Box<dyn Qdisc> {
+    Box::new(StepMarker { k, q: VecDeque::new(), bytes: 0, marks: 0 })
 }
 
 impl Qdisc for StepMarker {
@@ -76,7 +74,7 @@ struct Outcome {
 fn run_marked(sc: &Scenario, k: usize, warmup: f64) -> Outcome {
     let mut sim = Sim::new(sc, sc.seed);
     let d = sim.network().dir_named(BOTTLENECK).unwrap();
-    sim.set_qdisc(d, StepMarker::new(k));
+    sim.set_qdisc(d, step_marker(k));
     sim.run_to_end();
     sim.check_conservation().unwrap();
     let dir = &sim.network().dirs[d as usize];

@@ -1385,8 +1385,11 @@ mod tests {
         }
     }
 
+    /// What `in_ack_event` saw: (snd_una, delivered, delivered_ce, flags) per call.
+    type Seen = std::sync::Arc<std::sync::Mutex<Vec<(u32, u64, u64, u32)>>>;
+
     /// Records what `in_ack_event` sees.
-    struct Probe(std::sync::Arc<std::sync::Mutex<Vec<(u32, u64, u64, u32)>>>);
+    struct Probe(Seen);
 
     impl CongestionControl for Probe {
         fn name(&self) -> &'static str {
