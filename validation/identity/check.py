@@ -91,7 +91,7 @@ def _canon(value: Any) -> Any:
 #: so that the recorded hashes keep checking every value that existed then. A key joins this
 #: list only in the commit that adds it to the output.
 ADDED_RUN_KEYS = ("links",)
-ADDED_FLOW_KEYS = ("path",)
+ADDED_FLOW_KEYS = ("path", "ce_received", "ece_reductions")
 ADDED_BOTTLENECK_KEYS = ("qdisc", "aqm_drops", "marks")
 
 

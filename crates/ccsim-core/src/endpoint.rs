@@ -9,7 +9,7 @@ use crate::cc::{self, Params};
 use crate::event::EventQueue;
 use crate::metrics::EventLog;
 use crate::rng;
-use crate::tcp::receiver::Receiver;
+use crate::tcp::receiver::{EcnEcho, Receiver};
 use crate::tcp::sender::Sender;
 use crate::tcp::{AckPkt, DataPkt, TcpConfig};
 use crate::time::{Time, MS};
@@ -36,6 +36,10 @@ pub(crate) trait TimerEvent: Copy {
 /// One TCP connection: its sender, its receiver and the pending events of their timers.
 pub struct Endpoint {
     pub cc_name: &'static str,
+    /// The algorithm needs ECN (Linux `TCP_CONG_NEEDS_ECN`) but the connection has none: it
+    /// runs its fallback (DCTCP: Reno, as Linux's `dctcp_init` does when ECN is not
+    /// negotiated). The run's summary warns.
+    pub ecn_fallback: bool,
     pub sender: Sender,
     pub receiver: Receiver,
     rto_event_at: Option<Time>,
@@ -52,11 +56,18 @@ impl Endpoint {
         let cc_rng = rng::flow_stream(seed, i, rng::stream::CC);
         let mut clock_rng = rng::flow_stream(seed, i, rng::stream::CLOCK);
         let algo = cc::build(cc_name, params, cc_rng);
-        let sender = Sender::new(i as u32, tcp.clone(), size, algo);
         let offset: Time = clock_rng.gen_range(0..1_000_000) * MS;
-        let receiver = Receiver::new(i as u32, tcp.mss, size, tcp.delayed_ack, tcp.delack_timeout, tcp.ts_tick, offset, tcp.rwnd);
+        let ecn_fallback = algo.needs_ecn() && !tcp.ecn;
+        let echo = match (tcp.ecn, algo.needs_ecn()) {
+            (false, _) => EcnEcho::Off,
+            (true, false) => EcnEcho::Classic,
+            (true, true) => EcnEcho::Precise,
+        };
+        let sender = Sender::new(i as u32, tcp.clone(), size, algo);
+        let receiver = Receiver::new(i as u32, tcp.mss, size, tcp.delayed_ack, tcp.delack_timeout, tcp.ts_tick, offset, tcp.rwnd, echo);
         Endpoint {
             cc_name: cc::find(cc_name).map(|a| a.name).expect("validated algorithm"),
+            ecn_fallback,
             sender,
             receiver,
             rto_event_at: None,
@@ -212,14 +223,21 @@ pub(crate) trait Driver {
         }
     }
 
-    /// A data segment reaches the flow's receiver: it ACKs now or arms its delayed ACK.
+    /// A data segment reaches the flow's receiver: it ACKs now (DCTCP's receiver may first
+    /// send the ACK it was delaying) or arms its delayed ACK.
     fn data_arrives(&mut self, pkt: &DataPkt) {
         let now = self.now();
         let f = pkt.flow;
         let Parts { ep, q, .. } = self.parts(f);
-        match ep.receiver.on_data(pkt, now) {
-            Some(ack) => self.send_ack(ack),
-            None => ep.ensure(q, f, Timer::DelAck),
+        let acks = ep.receiver.on_data(pkt, now);
+        if acks.ack.is_none() {
+            ep.ensure(q, f, Timer::DelAck);
+        }
+        if let Some(prior) = acks.prior {
+            self.send_ack(prior);
+        }
+        if let Some(ack) = acks.ack {
+            self.send_ack(ack);
         }
     }
 

@@ -622,6 +622,7 @@ mod tests {
             ("hd", include_str!("cc/hd.rs")),
             ("chd", include_str!("cc/chd.rs")),
             ("cdg", include_str!("cc/cdg.rs")),
+            ("dctcp", include_str!("cc/dctcp.rs")),
         ];
         let mut names: Vec<&str> = sources.iter().map(|s| s.0).collect();
         names.sort();

@@ -593,7 +593,8 @@ impl Sim {
             flows.push(tcp_summary(i, 0, ep, fl.start, end, thr, self.path_names(&fl.fwd)));
         }
         let thr: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
-        let warnings = self.access_limited_warnings();
+        let mut warnings = self.access_limited_warnings();
+        warnings.extend(self.ecn_fallback_warnings());
         let dur = to_secs(self.end);
         Summary {
             name: self.name.clone(),
@@ -798,6 +799,37 @@ impl Sim {
     }
 }
 
+impl Sim {
+    /// One line per algorithm that needs ECN but runs on flows without it (see
+    /// [`Endpoint::ecn_fallback`]), naming the first few flows.
+    fn ecn_fallback_warnings(&self) -> Vec<String> {
+        let mut by_cc: Vec<(&'static str, Vec<usize>)> = Vec::new();
+        for (i, fl) in self.flows.iter().enumerate() {
+            match &fl.tcp {
+                Some(ep) if ep.ecn_fallback => match by_cc.iter_mut().find(|(cc, _)| *cc == ep.cc_name) {
+                    Some((_, ids)) => ids.push(i),
+                    None => by_cc.push((ep.cc_name, vec![i])),
+                },
+                _ => {}
+            }
+        }
+        by_cc
+            .into_iter()
+            .map(|(cc, ids)| {
+                let mut shown: Vec<String> = ids.iter().take(5).map(|i| i.to_string()).collect();
+                if ids.len() > 5 {
+                    shown.push(format!("... ({} flows)", ids.len()));
+                }
+                let which = if ids.len() == 1 { "flow" } else { "flows" };
+                format!(
+                    "{which} {}: {cc} needs ECN but [tcp] ecn is false, so it runs without it as Linux does when ECN is not negotiated (dctcp: as Reno)",
+                    shown.join(", ")
+                )
+            })
+            .collect()
+    }
+}
+
 impl TimerEvent for Event {
     #[inline]
     fn timer(t: Timer, flow: u32) -> Event {
@@ -873,6 +905,8 @@ fn tcp_summary(i: usize, group: usize, ep: &Endpoint, start: Time, end: Time, th
         retransmits: s.stats.retransmits,
         rto_count: s.stats.rto_count,
         fast_recoveries: s.stats.fast_recoveries,
+        ce_received: ep.receiver.ce_received,
+        ece_reductions: s.stats.ece_reductions,
         rtt_min_ms: if rtt.n > 0 { rtt.min / 1e6 } else { f64::NAN },
         rtt_mean_ms: rtt.mean() / 1e6,
         rtt_p95_ms: s.stats.rtt_hist.quantile(0.95) / 1e6,

@@ -87,6 +87,7 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
                         "pacing": match t.pacing { Pacing::Auto => json!("auto"), Pacing::On => json!(true), Pacing::Off => json!(false) },
                         "dupthresh": t.dupthresh,
                         "recovery": match t.recovery { LossDetection::Rfc6675 => "rfc6675", LossDetection::Rack => "rack" },
+                        "ecn": t.ecn,
                     },
                 })
             })

@@ -86,6 +86,7 @@ LINUX_TCP: tuple[tuple[str, Any, str, str], ...] = (
     ("timestamp_tick_ns", 1_000_000, "timestamp_tick", "Linux's TCP timestamps tick every 1 ms"),
     ("pacing", "auto", "pacing", "Linux paces only algorithms that ask for it (BBR)"),
     ("dupthresh", 3, "dupthresh", "Linux starts with a reordering degree of 3"),
+    ("ecn", False, "ecn", "the emulated bottleneck never marks CE, so ECN changes nothing"),
 )
 
 _LOCK = threading.Lock()
@@ -448,6 +449,9 @@ def _summarize(p: Plan, run_dir: Path, epoch: int, stats: dict[str, Any]) -> tup
             "retransmits": final.get("total_retrans"),
             "rto_count": final.get("total_rto"),
             "fast_recoveries": recoveries,
+            # The emulated bottleneck never marks CE.
+            "ce_received": 0,
+            "ece_reductions": 0,
             "rtt_min_ms": min_rtt / 1e3 if min_rtt else math.nan,
             "rtt_mean_ms": float(np.mean(rtt[valid])) / 1e3 if valid.any() else math.nan,
             "rtt_p95_ms": float(np.percentile(rtt[valid], 95)) / 1e3 if valid.any() else math.nan,

@@ -3,8 +3,11 @@
 //! The trait mirrors Linux's `struct tcp_congestion_ops` because every algorithm here is specified
 //! against a kernel implementation: `ssthresh` (called on entering Recovery or Loss), `cong_avoid`
 //! (window growth on an ACK when the stack allows growth), `set_state`, `cwnd_event`,
-//! `pkts_acked` (the per-ACK RTT sample) and `cong_control` (an algorithm that sets cwnd and the
+//! `pkts_acked` (the per-ACK RTT sample), `in_ack_event` (every ACK, with its ECE flag, before
+//! the cumulative ACK is counted) and `cong_control` (an algorithm that sets cwnd and the
 //! pacing rate itself on every ACK, as BBR does; the stack then skips PRR and `cong_avoid`).
+//! Linux's `flags` field becomes queries: `needs_ecn` (`TCP_CONG_NEEDS_ECN`) and the ECT
+//! codepoint an algorithm's data carries (`ecn_codepoint`).
 //! Every hook has a no-op default, `now` is always an argument (inside [`SockState`]), and one
 //! dispatch style is used everywhere: `Box<dyn CongestionControl>`, one virtual call per hook.
 
@@ -15,6 +18,7 @@ pub mod bbrplus;
 pub mod cdg;
 pub mod chd;
 pub mod cubic;
+pub mod dctcp;
 pub mod ertt;
 pub mod hd;
 pub mod newreno;
@@ -38,7 +42,15 @@ pub enum CaState {
     Loss,
 }
 
-/// Linux `enum tcp_ca_event`, the subset the simulator raises.
+/// Linux `enum tcp_ca_ack_event_flags`: `in_ack_event`'s flags. Only `CA_ACK_ECE` is raised;
+/// `CA_ACK_SLOWPATH` and `CA_ACK_WIN_UPDATE` describe Linux's header-prediction fast path,
+/// which the simulator does not model, and no algorithm here reads them.
+pub const CA_ACK_ECE: u32 = 1 << 2;
+
+/// Linux `enum tcp_ca_event`, the subset the simulator raises. (Linux's receiver-side
+/// `CA_EVENT_ECN_IS_CE`/`CA_EVENT_ECN_NO_CE` are not events here: the receiver runs the one
+/// state machine their handlers implement, `dctcp_ece_ack_update`, itself when the algorithm
+/// needs ECN; see `tcp::receiver`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaEvent {
     /// First transmission when no packet is in flight (after idle).
@@ -68,6 +80,9 @@ pub struct SockState {
     pub delivered: u64,
     /// Time of the latest delivery (`delivered_mstamp`).
     pub delivered_mstamp: Time,
+    /// Packets delivered by ACKs that carried ECE (`tp->delivered_ce`, counted by
+    /// `tcp_count_delivered`).
+    pub delivered_ce: u64,
     /// Packets marked lost over the connection's life (`tp->lost`).
     pub lost: u64,
     /// Smoothed RTT in ns; 0 until the first sample.
@@ -101,6 +116,8 @@ pub struct SockState {
     /// put it, with no growth and no further reduction, until everything outstanding now is
     /// acknowledged (FreeBSD CONGRECOVERY; Linux TCP_CA_CWR without PRR).
     pub cwr_request: bool,
+    /// The connection is ECN-capable (Linux `tp->ecn_flags & TCP_ECN_OK`): `[tcp] ecn`.
+    pub ecn: bool,
     /// While `ssthresh()` runs: true for a retransmission timeout, false for a loss detected
     /// by duplicate ACKs or SACK (FreeBSD's CC_RTO vs CC_NDUPACK; Linux does not tell).
     pub loss_is_timeout: bool,
@@ -144,6 +161,7 @@ impl SockState {
             retrans_out: 0,
             delivered: 0,
             delivered_mstamp: 0,
+            delivered_ce: 0,
             lost: 0,
             srtt: 0,
             min_rtt: Time::MAX,
@@ -161,6 +179,7 @@ impl SockState {
             cwnd_usage_seq: 0,
             ts_tick: crate::time::MS,
             cwr_request: false,
+            ecn: false,
             loss_is_timeout: false,
             events: Vec::new(),
         }
@@ -222,6 +241,10 @@ pub struct RateSample {
     pub prior_mstamp: Option<Time>,
     /// Packets delivered over the interval; -1 if the sample is invalid.
     pub delivered: i64,
+    /// `tp->delivered_ce` when the sampled packet was sent (Linux keeps 20 bits, here 32).
+    pub prior_delivered_ce: u32,
+    /// Of `delivered`, those delivered by ACKs with ECE (`rs->delivered_ce`); 0 if invalid.
+    pub delivered_ce: u32,
     /// Interval in ns (max of send and ACK phases); -1 if invalid.
     pub interval: i64,
     /// RTT of the newest (s)acked never-retransmitted packet, ns; -1 if none.
@@ -243,6 +266,8 @@ impl Default for RateSample {
             prior_delivered: 0,
             prior_mstamp: None,
             delivered: -1,
+            prior_delivered_ce: 0,
+            delivered_ce: 0,
             interval: -1,
             rtt: -1,
             losses: 0,
@@ -308,6 +333,11 @@ pub trait CongestionControl: Send {
     fn set_state(&mut self, _s: &mut SockState, _new: CaState) {}
     fn cwnd_event(&mut self, _s: &mut SockState, _ev: CaEvent) {}
     fn pkts_acked(&mut self, _s: &mut SockState, _sample: &AckSample) {}
+    /// Every ACK (Linux `in_ack_event`, from `tcp_ack`): after SACK processing and the
+    /// `snd_una` update, before the packets this ACK cumulatively acknowledges are counted in
+    /// `delivered`/`delivered_ce` (Linux counts those in `tcp_clean_rtx_queue`, after the
+    /// hook). `flags` holds [`CA_ACK_ECE`] when the ACK carries ECE on an ECN connection.
+    fn in_ack_event(&mut self, _s: &mut SockState, _flags: u32) {}
     /// Algorithms that own cwnd and pacing on every ACK (Linux `cong_control`). When this
     /// returns true the stack calls [`CongestionControl::cong_control`] instead of PRR and
     /// `cong_avoid`, and does not set cwnd = ssthresh on leaving Recovery.
@@ -319,6 +349,17 @@ pub trait CongestionControl: Send {
     /// `sk_pacing_status`); other algorithms are paced only when the scenario asks for it.
     fn wants_pacing(&self) -> bool {
         false
+    }
+    /// Linux `TCP_CONG_NEEDS_ECN` (`tcp_ca_needs_ecn`): on an ECN connection the receiver
+    /// echoes the CE state of each segment exactly (DCTCP's `dctcp_ece_ack_update` instead of
+    /// RFC 3168's latch until CWR), and retransmissions carry ECT too (`tcp_ecn_send`).
+    fn needs_ecn(&self) -> bool {
+        false
+    }
+    /// The ECT codepoint of the data segments of an ECN connection: ECT(0), as Linux's
+    /// `INET_ECN_xmit`, unless the algorithm asks for ECT(1) (the L4S identifier, RFC 9331).
+    fn ecn_codepoint(&self) -> crate::net::Ecn {
+        crate::net::Ecn::Ect0
     }
     fn telemetry(&self) -> CcTelemetry {
         CcTelemetry::default()
@@ -333,7 +374,8 @@ pub struct AlgorithmInfo {
     pub params: &'static [ParamSpec],
 }
 
-pub const ALGORITHMS: &[AlgorithmInfo] = &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO];
+pub const ALGORITHMS: &[AlgorithmInfo] =
+    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -356,6 +398,7 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "hd" => Box::new(hd::Hd::new(hd::HdConfig::from_params(params), rng)),
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
+        "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }

@@ -68,25 +68,26 @@ impl CongestionControl for NewReno {
         }
     }
 
-    /// Linux tcp_reno_cong_avoid: slow start, then +1 packet per cwnd of ACKed packets.
+    /// Linux tcp_reno_cong_avoid; without ABC each ACK counts once, however many packets it
+    /// covers.
     fn cong_avoid(&mut self, s: &mut SockState, acked: u32) {
-        if !s.cwnd_limited() {
-            return;
-        }
-        // Without ABC each ACK counts once, however many packets it covers.
-        let mut acked = if self.cfg.abc { acked } else { acked.min(1) };
+        reno_cong_avoid(s, if self.cfg.abc { acked } else { acked.min(1) });
+    }
+}
+
+/// Linux tcp_reno_cong_avoid: slow start, then +1 packet per cwnd of ACKed packets.
+pub fn reno_cong_avoid(s: &mut SockState, mut acked: u32) {
+    if !s.cwnd_limited() || acked == 0 {
+        return;
+    }
+    if s.in_slow_start() {
+        acked = s.slow_start(acked);
         if acked == 0 {
             return;
         }
-        if s.in_slow_start() {
-            acked = s.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let w = s.cwnd;
-        s.cong_avoid_ai(w, acked);
     }
+    let w = s.cwnd;
+    s.cong_avoid_ai(w, acked);
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@ record! {
         retransmits: u64, "segments", "Data segments sent again.";
         rto_count: u64, "count", "Retransmission timeouts.";
         fast_recoveries: u64, "count", "Entries into fast recovery.";
+        ce_received: u64, "pkts", "Data packets that reached the receiver marked CE (congestion experienced) by a queue, duplicates included (0 without `[tcp] ecn`: a queue marks only ECN-capable packets).";
+        ece_reductions: u64, "count", "cwnd reductions on an ECN echo: entries into CWR on an ACK with ECE, at most one per window of data (loss recoveries not counted).";
         rtt_min_ms: f64, "ms", "Smallest RTT sample (NaN without samples).";
         rtt_mean_ms: f64, "ms", "Mean of the RTT samples (one per ACK that gives one; NaN without samples).";
         rtt_p95_ms: f64, "ms", "95th percentile of the RTT samples (log-linear histogram, 1% relative error; NaN without samples).";

@@ -284,7 +284,7 @@ const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qd
 const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn"];
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
-    "recovery",
+    "recovery", "ecn",
 ];
 const FLOW_KEYS: &[&str] = &["cc", "count", "access_rate", "access_delay", "start", "stop", "size", "params"];
 /// Flow keys of a `[wireless]` scenario only.
@@ -305,6 +305,7 @@ fn tcp_defaults() -> Vec<(&'static str, Value)> {
         ("pacing", Value::from("auto")),
         ("dupthresh", Value::from(3)),
         ("recovery", Value::from("rfc6675")),
+        ("ecn", Value::from(false)),
     ]
 }
 
@@ -312,6 +313,7 @@ fn apply_tcp_key(tcp: &mut TcpConfig, path: &str, key: &str, v: &Value) -> Resul
     match key {
         "mss" => tcp.mss = int_in(path, v, 88, 65_000)? as u32,
         "delayed_ack" => tcp.delayed_ack = boolean(path, v)?,
+        "ecn" => tcp.ecn = boolean(path, v)?,
         "delack_timeout" => tcp.delack_timeout = time_in(path, v, MS, SEC, "a time from 1ms to 1s")?,
         "min_rto" => tcp.min_rto = time_in(path, v, MS, 60 * SEC, "a time from 1ms to 60s")?,
         "max_rto" => tcp.max_rto = time_in(path, v, 10 * MS, 3600 * SEC, "a time from 10ms to 3600s")?,
@@ -1622,6 +1624,22 @@ mod tests {
         assert_eq!(Scenario::from_value(&v).unwrap().flows[0].tcp.recovery, LossDetection::Rack);
         let m = reject(|v| v["tcp"] = json!({"recovery": "tlp"}));
         assert_eq!(m, "tcp.recovery: invalid value \"tlp\"; accepted: \"rfc6675\" or \"rack\"");
+    }
+
+    #[test]
+    fn ecn_is_a_boolean_off_by_default_and_per_flow() {
+        let sc = Scenario::from_value(&base()).unwrap();
+        assert!(!sc.flows[0].tcp.ecn);
+        assert_eq!(sc.normalized["tcp"]["ecn"], json!(false));
+        let mut v = base();
+        v["tcp"] = json!({"ecn": true});
+        v["flows"] = json!([{"cc": "newreno"}, {"cc": "cubic", "ecn": false}]);
+        let sc = Scenario::from_value(&v).unwrap();
+        assert!(sc.flows[0].tcp.ecn && !sc.flows[1].tcp.ecn);
+        let m = reject(|v| v["tcp"] = json!({"ecn": 1}));
+        assert_eq!(m, "tcp.ecn: expected true or false, got 1");
+        let m = reject(|v| v["flows"][0]["ecn"] = json!("yes"));
+        assert_eq!(m, "flows[0].ecn: expected true or false, got \"yes\"");
     }
 
     #[test]

@@ -3,9 +3,15 @@
 //! delivery-rate sampling (Linux tcp_rate.c) and EDT pacing; a [`receiver::Receiver`] with
 //! cumulative ACKs, SACK blocks (RFC 2018), timestamps (RFC 7323) and delayed ACKs (RFC 5681).
 //!
+//! With `TcpConfig::ecn`, ECN as RFC 3168 and Linux do it (`tcp_ecn_send`,
+//! `tcp_ecn_check_ce`, `tcp_enter_cwr`), with DCTCP's precise echo for algorithms that need
+//! ECN (Linux `TCP_CONG_NEEDS_ECN`).
+//!
 //! Sequence numbers count segments (each MSS bytes, the last one possibly shorter), as Linux
 //! counts packets for congestion control. The connection starts established (no handshake).
 
+#[cfg(test)]
+mod ecn_tests;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
@@ -32,6 +38,8 @@ pub struct DataPkt {
     /// The IP header's ECN field: as sent, and at the receiver as the network left it
     /// (CE if a queue marked it).
     pub ecn: crate::net::Ecn,
+    /// The TCP header's CWR flag: the sender reduced its window after an ECE (RFC 3168 6.1.2).
+    pub cwr: bool,
 }
 
 impl DataPkt {
@@ -55,6 +63,9 @@ pub struct AckPkt {
     /// Advertised receive window in bytes; `u32::MAX` = unlimited (also a configured window of
     /// 4 GiB or more, far above any window TCP's scaling can advertise: 1 GiB).
     pub rwnd: u32,
+    /// The TCP header's ECE flag: the receiver echoes congestion experienced (RFC 3168 6.1.3;
+    /// with an algorithm that needs ECN, the CE state of the data this ACK covers).
+    pub ece: bool,
 }
 
 impl AckPkt {
@@ -82,6 +93,10 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// How losses are detected on SACK information.
     pub recovery: LossDetection,
+    /// The connection is ECN-capable (RFC 3168; Linux `TCP_ECN_OK`, as if negotiated in the
+    /// handshake the simulator does not model): data carries ECT, the receiver echoes CE with
+    /// ECE, the sender reduces its window once per window of data and sets CWR.
+    pub ecn: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +134,7 @@ impl Default for TcpConfig {
             pacing: Pacing::Auto,
             dupthresh: 3,
             recovery: LossDetection::Rfc6675,
+            ecn: false,
         }
     }
 }

@@ -7,13 +7,22 @@
 //! Recovery, or `cong_avoid`). Transmission is then driven by the simulator.
 //!
 //! Loss detection is RFC 6675's DupThresh rule or RACK (RFC 8985, Linux `tcp_recovery.c`),
-//! chosen by `TcpConfig::recovery`. Not modelled (Linux has them): TLP (the probe timeout of
-//! RACK-TLP; a lost tail or a lost retransmission waits for the RACK timer or the RTO), F-RTO,
-//! undo via DSACK or timestamps, TSO/GSO, TCP Small Queues, Nagle, the SYN handshake.
+//! chosen by `TcpConfig::recovery`.
+//!
+//! ECN (`TcpConfig::ecn`, RFC 3168 as Linux): new data carries ECT (`tcp_ecn_send`); an ACK
+//! with ECE in Open or Disorder enters CWR (`tcp_try_to_open` -> `tcp_enter_cwr`): ssthresh
+//! from the algorithm, cwnd reduced by PRR over the window (`tcp_cwnd_reduction`), CWR on the
+//! next new segment (`tcp_ecn_queue_cwr`, also on entering Recovery or Loss), and no further
+//! reduction until a segment sent after the reduction began is acknowledged.
+//!
+//! Not modelled (Linux has them): TLP (the probe timeout of RACK-TLP; a lost tail or a lost
+//! retransmission waits for the RACK timer or the RTO), F-RTO, undo via DSACK or timestamps,
+//! TSO/GSO, TCP Small Queues, Nagle, the SYN handshake.
 
 use super::rtt::RttEstimator;
 use super::{AckPkt, DataPkt, LossDetection, Pacing, TcpConfig};
-use crate::cc::{AckSample, CaEvent, CaState, CongestionControl, RateSample, SockState};
+use crate::cc::{AckSample, CaEvent, CaState, CongestionControl, RateSample, SockState, CA_ACK_ECE};
+use crate::net::Ecn;
 use crate::stats::{Histogram, Running};
 use crate::time::{Time, SEC};
 use std::collections::VecDeque;
@@ -38,6 +47,8 @@ struct Seg {
     tx_first_tx_mstamp: Time,
     tx_app_limited: bool,
     flags: u8,
+    /// `tp->delivered_ce` when (re)sent (Linux `tx.delivered_ce`).
+    tx_delivered_ce: u32,
 }
 
 /// Counters a run reports for each flow.
@@ -48,6 +59,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub rto_count: u64,
     pub fast_recoveries: u64,
+    /// Entries into CWR on an ACK with ECE (each a cwnd reduction).
+    pub ece_reductions: u64,
     /// Payload bytes cumulatively acknowledged.
     pub bytes_acked: u64,
     pub rtt: Running,
@@ -91,6 +104,16 @@ pub struct Sender {
     rack: Rack,
     /// When the RACK reordering timer fires (None = not armed).
     pub rack_deadline: Option<Time>,
+    /// The ECN field of new data (Not-ECT without ECN) and of retransmissions (`tcp_ecn_send`:
+    /// ECT only if the algorithm needs ECN).
+    ect: Ecn,
+    ect_retx: Ecn,
+    /// Linux TCP_ECN_QUEUE_CWR: the next new data segment carries CWR.
+    queue_cwr: bool,
+    /// The CWR state is Linux's (`tcp_enter_cwr`, on ECE): PRR reduces cwnd and it ends once a
+    /// segment above high_seq is acknowledged. Otherwise an algorithm's `cwr_request` holds
+    /// cwnd until high_seq is.
+    cwr_prr: bool,
 }
 
 /// RACK state (Linux `tp->rack` plus the send-time-ordered queue `tsorted_sent_queue`).
@@ -126,6 +149,9 @@ impl Sender {
             Pacing::Auto => cc.wants_pacing(),
         };
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.ts_tick);
+        sk.ecn = cfg.ecn;
+        let ect = if cfg.ecn { cc.ecn_codepoint() } else { Ecn::NotEct };
+        let ect_retx = if cc.needs_ecn() { ect } else { Ecn::NotEct };
         Sender {
             id,
             sk,
@@ -153,6 +179,10 @@ impl Sender {
             rto_retries: 0,
             rack: Rack::default(),
             rack_deadline: None,
+            ect,
+            ect_retx,
+            queue_cwr: false,
+            cwr_prr: false,
         }
     }
 
@@ -201,8 +231,10 @@ impl Sender {
     /// "nothing in flight" reset of first_tx_mstamp is done by the caller before sending.)
     fn rate_stamp(&mut self, seq: u32) {
         let (d, dm, ft, al) = (self.sk.delivered, self.sk.delivered_mstamp, self.first_tx_mstamp, self.sk.app_limited != 0);
+        let dce = self.sk.delivered_ce as u32;
         let s = self.seg_mut(seq);
         s.tx_delivered = d;
+        s.tx_delivered_ce = dce;
         s.tx_delivered_mstamp = dm;
         s.tx_first_tx_mstamp = ft;
         s.tx_app_limited = al;
@@ -262,6 +294,7 @@ impl Sender {
                 tx_first_tx_mstamp: 0,
                 tx_app_limited: false,
                 flags: 0,
+                tx_delivered_ce: 0,
             });
             self.sk.snd_nxt += 1;
             self.sk.packets_out += 1;
@@ -296,13 +329,18 @@ impl Sender {
         if self.cfg.recovery == LossDetection::Rack {
             self.rack.tsorted.push_back((seq, now));
         }
-        if self.sk.ca_state == CaState::Recovery {
+        // tcp_write_xmit / tcp_xmit_retransmit_queue: prr_out counts in a cwnd reduction
+        // (tcp_in_cwnd_reduction: CWR or Recovery).
+        if matches!(self.sk.ca_state, CaState::Recovery | CaState::Cwr) {
             self.prr_out += 1;
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
         self.data_segs_out += 1;
-        let pkt = DataPkt { flow: self.id, seq, len, tsval: self.ts_now(now), retx, ecn: crate::net::Ecn::NotEct };
+        // tcp_ecn_send: new data is ECT and takes a queued CWR; a retransmission is Not-ECT
+        // unless the algorithm needs ECN.
+        let (ecn, cwr) = if retx { (self.ect_retx, false) } else { (self.ect, std::mem::take(&mut self.queue_cwr)) };
+        let pkt = DataPkt { flow: self.id, seq, len, tsval: self.ts_now(now), retx, ecn, cwr };
         if self.sk.paced {
             // Linux paces on skb->len, the payload, as sk_pacing_rate counts payload bytes.
             self.advance_pacing_clock(len, now);
@@ -349,6 +387,8 @@ impl Sender {
             return false; // old or impossible ACK
         }
         self.snd_wnd = if ack.rwnd == u32::MAX { u64::MAX } else { ack.rwnd as u64 };
+        // tcp_ecn_rcv_ecn_echo: ECE counts only on an ECN connection.
+        let ece = ack.ece && self.sk.ecn;
         let prior_in_flight = self.sk.packets_in_flight();
         let prior_snd_una = self.sk.snd_una;
         let prior_lost = self.sk.lost;
@@ -405,8 +445,14 @@ impl Sender {
         }
         self.sack_cache_n = ack.nsack as usize;
         self.sack_cache[..ack.nsack as usize].copy_from_slice(ack.sacks());
+        // tcp_count_delivered: packets delivered by an ACK with ECE are delivered_ce too.
+        if ece {
+            self.sk.delivered_ce += newly_delivered as u64;
+        }
 
-        // 2. Cumulative ACK (tcp_clean_rtx_queue).
+        // 2. Cumulative ACK (tcp_clean_rtx_queue). snd_una moves now; the packets it delivers
+        //    are counted after in_ack_event, as Linux counts them in tcp_clean_rtx_queue.
+        let mut cum_delivered = 0u64;
         let mut pkts_acked = 0u32;
         let mut retrans_data_acked = false;
         while self.sk.snd_una < ack.cum {
@@ -425,7 +471,7 @@ impl Sender {
             if f & SACKED != 0 {
                 self.sk.sacked_out -= 1;
             } else {
-                self.sk.delivered += 1;
+                cum_delivered += 1;
                 newly_delivered += 1;
                 let sent = self.segs[0].sent;
                 self.rack_advance(f, seq, sent, now);
@@ -442,6 +488,12 @@ impl Sender {
             self.segs.pop_front();
             self.sk.snd_una += 1;
             self.sk.packets_out -= 1;
+        }
+        // Linux tcp_in_ack_event, between the snd_una update and tcp_clean_rtx_queue.
+        self.cc.in_ack_event(&mut self.sk, if ece { CA_ACK_ECE } else { 0 });
+        self.sk.delivered += cum_delivered;
+        if ece {
+            self.sk.delivered_ce += cum_delivered;
         }
         let una_advanced = self.sk.snd_una > prior_snd_una;
         if retrans_data_acked {
@@ -497,7 +549,7 @@ impl Sender {
                 self.rack_mark_lost(now);
             }
         }
-        self.update_state();
+        self.update_state(ece);
         let newly_lost = (self.sk.lost - prior_lost) as u32;
 
         // 4. Delivery-rate sample (tcp_rate_gen).
@@ -509,6 +561,7 @@ impl Sender {
         } else {
             match self.sk.ca_state {
                 CaState::Recovery => self.prr(newly_delivered, newly_lost, una_advanced),
+                CaState::Cwr if self.cwr_prr => self.prr(newly_delivered, newly_lost, una_advanced),
                 CaState::Cwr => {} // the algorithm set cwnd; hold it
                 _ if una_advanced => self.cc.cong_avoid(&mut self.sk, newly_delivered),
                 _ => {}
@@ -543,6 +596,7 @@ impl Sender {
             rs.prior_mstamp = Some(s.tx_delivered_mstamp);
             rs.is_app_limited = s.tx_app_limited;
             rs.is_retrans = s.flags & RETRANS != 0;
+            rs.prior_delivered_ce = s.tx_delivered_ce;
             *last_seq = Some(seq);
             self.first_tx_mstamp = s.sent;
             // send phase of this flight: from the first to the last send in it
@@ -566,6 +620,7 @@ impl Sender {
             return;
         };
         rs.delivered = (self.sk.delivered - rs.prior_delivered) as i64;
+        rs.delivered_ce = (self.sk.delivered_ce as u32).wrapping_sub(rs.prior_delivered_ce);
         let snd = rs.interval;
         let ack = (now - prior_mstamp) as i64;
         rs.interval = snd.max(ack);
@@ -717,29 +772,74 @@ impl Sender {
         self.lost_hint = p;
     }
 
-    fn update_state(&mut self) {
+    /// The state machine of tcp_fastretrans_alert; `ece`: the ACK carries ECE (FLAG_ECE).
+    fn update_state(&mut self, ece: bool) {
         let st = self.sk.ca_state;
         // Leaving Recovery or Loss once the recovery point is acknowledged.
         if (st == CaState::Recovery || st == CaState::Loss || st == CaState::Cwr) && self.sk.snd_una >= self.high_seq {
-            if st == CaState::Recovery && !self.cc.has_cong_control() && self.sk.ssthresh < crate::cc::INFINITE_SSTHRESH {
-                // tcp_end_cwnd_reduction: PRR ends at ssthresh.
-                self.sk.cwnd = self.sk.ssthresh;
+            if st == CaState::Cwr && self.cwr_prr {
+                // Linux holds CWR until something above high_seq is acknowledged, so that the
+                // segment carrying CWR has reached the receiver; then tcp_end_cwnd_reduction.
+                if self.sk.snd_una > self.high_seq {
+                    self.end_cwnd_reduction();
+                    self.set_ca_state(CaState::Open);
+                }
+            } else {
+                if st == CaState::Recovery {
+                    self.end_cwnd_reduction();
+                }
+                self.set_ca_state(CaState::Open);
             }
-            self.set_ca_state(CaState::Open);
         }
         if self.sk.ca_state < CaState::Recovery {
             if self.sk.lost_out > 0 {
                 self.enter_recovery();
-            } else if self.sk.ca_state == CaState::Cwr {
-                // stays in CWR until the recovery point is acknowledged
-            } else if self.sk.sacked_out > 0 {
-                if self.sk.ca_state != CaState::Disorder {
-                    self.set_ca_state(CaState::Disorder);
+            } else {
+                // tcp_try_to_open: an ECE enters CWR unless a reduction is under way.
+                if ece && self.sk.ca_state < CaState::Cwr {
+                    self.enter_cwr();
                 }
-            } else if self.sk.ca_state != CaState::Open {
-                self.set_ca_state(CaState::Open);
+                if self.sk.ca_state == CaState::Cwr {
+                    // stays in CWR until the recovery point is acknowledged
+                } else if self.sk.sacked_out > 0 {
+                    if self.sk.ca_state != CaState::Disorder {
+                        self.set_ca_state(CaState::Disorder);
+                    }
+                } else if self.sk.ca_state != CaState::Open {
+                    self.set_ca_state(CaState::Open);
+                }
             }
         }
+    }
+
+    /// tcp_end_cwnd_reduction: PRR ends at ssthresh (an algorithm with its own cong_control
+    /// keeps its cwnd).
+    fn end_cwnd_reduction(&mut self) {
+        if !self.cc.has_cong_control() && self.sk.ssthresh < crate::cc::INFINITE_SSTHRESH {
+            self.sk.cwnd = self.sk.ssthresh;
+        }
+    }
+
+    /// tcp_init_cwnd_reduction, shared by CWR on ECE and Recovery: a new ssthresh from the
+    /// algorithm, PRR's counters from zero, high_seq at snd_nxt, and CWR queued for the next
+    /// new segment on an ECN connection (tcp_ecn_queue_cwr).
+    fn init_cwnd_reduction(&mut self) {
+        self.high_seq = self.sk.snd_nxt;
+        self.sk.cwnd_cnt = 0;
+        self.sk.prior_cwnd = self.sk.cwnd;
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.sk.loss_is_timeout = false;
+        self.sk.ssthresh = self.cc.ssthresh(&mut self.sk);
+        self.queue_cwr |= self.sk.ecn;
+    }
+
+    /// tcp_enter_cwr on an ECE (RFC 3168 6.1.2): one reduction per window of data.
+    fn enter_cwr(&mut self) {
+        self.stats.ece_reductions += 1;
+        self.init_cwnd_reduction();
+        self.set_ca_state(CaState::Cwr);
+        self.cwr_prr = true;
     }
 
     /// Enter CWR if the algorithm asked for it (see `SockState::cwr_request`).
@@ -756,18 +856,19 @@ impl Sender {
     fn set_ca_state(&mut self, st: CaState) {
         self.cc.set_state(&mut self.sk, st);
         self.sk.ca_state = st;
+        if st != CaState::Cwr {
+            self.cwr_prr = false;
+        }
     }
 
-    /// tcp_enter_recovery + tcp_init_cwnd_reduction.
+    /// tcp_enter_recovery: a new reduction (tcp_init_cwnd_reduction) unless one is under way
+    /// (tcp_in_cwnd_reduction: the CWR of an ECE, whose ssthresh, PRR counters and high_seq
+    /// carry on). An algorithm's held CWR (`cwr_request`) starts a new one.
     fn enter_recovery(&mut self) {
         self.stats.fast_recoveries += 1;
-        self.high_seq = self.sk.snd_nxt;
-        self.sk.cwnd_cnt = 0;
-        self.sk.prior_cwnd = self.sk.cwnd;
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.sk.loss_is_timeout = false;
-        self.sk.ssthresh = self.cc.ssthresh(&mut self.sk);
+        if !(self.sk.ca_state == CaState::Cwr && self.cwr_prr) {
+            self.init_cwnd_reduction();
+        }
         self.set_ca_state(CaState::Recovery);
     }
 
@@ -857,6 +958,8 @@ impl Sender {
         self.sk.cwnd_cnt = 0;
         self.high_seq = self.sk.snd_nxt;
         self.set_ca_state(CaState::Loss);
+        // tcp_enter_loss: tcp_ecn_queue_cwr.
+        self.queue_cwr |= self.sk.ecn;
         self.rtt.on_timeout();
         self.arm_rto(now);
     }
@@ -940,7 +1043,7 @@ mod tests {
     }
 
     fn ack(cum: u32, sacks: &[(u32, u32)]) -> AckPkt {
-        let mut a = AckPkt { flow: 0, cum, nsack: sacks.len() as u8, sack: [(0, 0); 3], tsval: 0, tsecr: 0, rwnd: u32::MAX };
+        let mut a = AckPkt { flow: 0, cum, nsack: sacks.len() as u8, sack: [(0, 0); 3], tsval: 0, tsecr: 0, rwnd: u32::MAX, ece: false };
         a.sack[..sacks.len()].copy_from_slice(sacks);
         a
     }
@@ -1161,5 +1264,157 @@ mod tests {
         assert_eq!(s.sk.cwnd, s.sk.packets_in_flight());
         s.on_ack(&ack(0, &[(1, 6)]), 52 * MS); // 5 -> ceil(2.5) - 2 = 1
         assert_eq!(s.sk.cwnd, s.sk.packets_in_flight() + 1);
+    }
+
+    // ECN (RFC 3168 as Linux): packet traces of the sender alone.
+
+    fn ecn_sender(cwnd: u32, cc: Box<dyn CongestionControl>) -> Sender {
+        let cfg = TcpConfig { initial_cwnd: cwnd, ecn: true, ..TcpConfig::default() };
+        let mut s = Sender::new(0, cfg, None, cc);
+        s.start(0);
+        s
+    }
+
+    fn newreno() -> Box<dyn CongestionControl> {
+        Box::new(NewReno::new(NewRenoConfig::default()))
+    }
+
+    fn ece(cum: u32, sacks: &[(u32, u32)]) -> AckPkt {
+        AckPkt { ece: true, ..ack(cum, sacks) }
+    }
+
+    /// Send what the window allows: (seq, ECN field, CWR) of each segment.
+    fn send_ecn(s: &mut Sender, now: Time) -> Vec<(u32, Ecn, bool)> {
+        std::iter::from_fn(|| s.next_packet(now)).map(|p| (p.seq, p.ecn, p.cwr)).collect()
+    }
+
+    #[test]
+    fn ece_reduces_once_per_window_with_prr_and_sets_cwr_on_the_next_new_segment() {
+        let mut s = ecn_sender(10, newreno());
+        let first = send_ecn(&mut s, 0);
+        assert_eq!(first, (0..10).map(|q| (q, Ecn::Ect0, false)).collect::<Vec<_>>());
+        // ECE: CWR with ssthresh 5, high_seq = snd_nxt = 10. PRR (tcp_cwnd_reduction): pipe
+        // 8 > ssthresh, sndcnt = ceil(5 x 2 / 10) - 0 = 1.
+        s.on_ack(&ece(2, &[]), 50 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.ssthresh, s.high_seq, s.stats.ece_reductions), (CaState::Cwr, 5, 10, 1));
+        assert_eq!(s.sk.cwnd, 9);
+        assert_eq!(send_ecn(&mut s, 50 * MS), vec![(10, Ecn::Ect0, true)], "CWR on the first new segment");
+        // More ECE within the window: no second reduction; PRR goes on:
+        // ceil(5 x 4 / 10) - 1 = 1 more, and CWR is not repeated.
+        s.on_ack(&ece(4, &[]), 51 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.ssthresh, s.stats.ece_reductions), (CaState::Cwr, 5, 1));
+        assert_eq!(s.sk.cwnd, 8);
+        assert_eq!(send_ecn(&mut s, 51 * MS), vec![(11, Ecn::Ect0, false)]);
+        // Everything up to high_seq acknowledged: pipe 2 < ssthresh, PRR's slow-start bound
+        // min(ssthresh - pipe, max(10 - 2, 6) + 1) = 3. Still CWR: Linux waits for an ACK
+        // above high_seq (the CWR segment's).
+        s.on_ack(&ece(10, &[]), 52 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.cwnd, s.stats.ece_reductions), (CaState::Cwr, 5, 1));
+        assert_eq!(send_ecn(&mut s, 52 * MS).len(), 3);
+        // The CWR segment is acknowledged (and the receiver stopped echoing): back to Open at
+        // cwnd = ssthresh (tcp_end_cwnd_reduction), then congestion avoidance.
+        s.on_ack(&ack(11, &[]), 53 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.cwnd, s.sk.cwnd_cnt), (CaState::Open, 5, 1));
+        // A new ECE after the window: a second reduction, from 5 to 2.
+        s.on_ack(&ece(12, &[]), 54 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.ssthresh, s.high_seq, s.stats.ece_reductions), (CaState::Cwr, 2, 15, 2));
+        assert_eq!(send_ecn(&mut s, 54 * MS), vec![(15, Ecn::Ect0, true)]);
+        assert_eq!(s.stats.fast_recoveries, 0);
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn retransmissions_are_not_ect_unless_the_algorithm_needs_ecn_and_recovery_queues_cwr() {
+        for (cc, retx_ecn) in [(newreno(), Ecn::NotEct), (Box::new(NeedsEcn(NewReno::new(NewRenoConfig::default()))) as _, Ecn::Ect0)] {
+            let name = cc.name();
+            let mut s = ecn_sender(10, cc);
+            send_ecn(&mut s, 0);
+            // 1-3 SACKed: 0 is lost, Recovery with ssthresh 5. PRR lets 2 out: the
+            // retransmission of 0, then new segment 10, which carries the CWR queued on entering
+            // Recovery.
+            s.on_ack(&ack(0, &[(1, 4)]), 50 * MS);
+            assert_eq!((s.sk.ca_state, s.sk.ssthresh), (CaState::Recovery, 5), "{name}");
+            assert_eq!(send_ecn(&mut s, 50 * MS), vec![(0, retx_ecn, false), (10, Ecn::Ect0, true)], "{name}");
+            assert_eq!(s.stats.ece_reductions, 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn without_ecn_data_is_not_ect_and_ece_is_ignored() {
+        let mut s = sender(10);
+        assert!(send_ecn(&mut s, 0).iter().all(|&(_, e, c)| e == Ecn::NotEct && !c));
+        s.on_ack(&ece(2, &[]), 50 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.cwnd, s.sk.delivered_ce, s.stats.ece_reductions), (CaState::Open, 12, 0, 0));
+    }
+
+    #[test]
+    fn ece_in_recovery_is_ignored_and_recovery_from_ece_cwr_continues_the_reduction() {
+        let mut s = ecn_sender(20, newreno());
+        send_ecn(&mut s, 0);
+        s.on_ack(&ece(1, &[]), 50 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.ssthresh, s.high_seq), (CaState::Cwr, 10, 20));
+        let sent = send_ecn(&mut s, 50 * MS);
+        assert_eq!(sent, vec![(20, Ecn::Ect0, true)]);
+        // 1 is lost (2-4 SACKed): Recovery, but tcp_enter_recovery finds a reduction under
+        // way: no new ssthresh (it would be 19 / 2 = 9), high_seq stays 20 (not 21).
+        s.on_ack(&ece(1, &[(2, 5)]), 51 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.ssthresh, s.high_seq), (CaState::Recovery, 10, 20));
+        assert_eq!((s.stats.fast_recoveries, s.stats.ece_reductions), (1, 1));
+        // ECE in Recovery changes nothing; Recovery ends at high_seq with cwnd = ssthresh.
+        s.on_ack(&ece(1, &[(2, 8)]), 52 * MS);
+        assert_eq!((s.sk.ca_state, s.stats.ece_reductions), (CaState::Recovery, 1));
+        send(&mut s, 52 * MS);
+        // (Then congestion avoidance on the 13 newly delivered: 10 + 1.)
+        s.on_ack(&ack(20, &[]), 90 * MS);
+        assert_eq!((s.sk.ca_state, s.sk.ssthresh, s.sk.cwnd), (CaState::Open, 10, 11));
+        s.check_invariants().unwrap();
+    }
+
+    /// NewReno with Linux's TCP_CONG_NEEDS_ECN flag (as DCTCP has).
+    struct NeedsEcn(NewReno);
+
+    impl CongestionControl for NeedsEcn {
+        fn name(&self) -> &'static str {
+            "newreno-needs-ecn"
+        }
+        fn ssthresh(&mut self, s: &mut SockState) -> u32 {
+            self.0.ssthresh(s)
+        }
+        fn needs_ecn(&self) -> bool {
+            true
+        }
+    }
+
+    /// What `in_ack_event` saw: (snd_una, delivered, delivered_ce, flags) per call.
+    type Seen = std::sync::Arc<std::sync::Mutex<Vec<(u32, u64, u64, u32)>>>;
+
+    /// Records what `in_ack_event` sees.
+    struct Probe(Seen);
+
+    impl CongestionControl for Probe {
+        fn name(&self) -> &'static str {
+            "probe"
+        }
+        fn ssthresh(&mut self, s: &mut SockState) -> u32 {
+            (s.cwnd / 2).max(2)
+        }
+        fn in_ack_event(&mut self, s: &mut SockState, flags: u32) {
+            self.0.lock().unwrap().push((s.snd_una, s.delivered, s.delivered_ce, flags));
+        }
+    }
+
+    #[test]
+    fn in_ack_event_sees_the_new_snd_una_and_the_sacked_but_not_the_cumulatively_acked() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut s = ecn_sender(10, Box::new(Probe(seen.clone())));
+        send(&mut s, 0);
+        // 4 and 5 SACKed, 0 and 1 cumulatively acked, with ECE: Linux counts the SACKed in
+        // tcp_sacktag_write_queue, before in_ack_event, the others in tcp_clean_rtx_queue.
+        s.on_ack(&ece(2, &[(4, 6)]), 50 * MS);
+        assert_eq!(seen.lock().unwrap()[0], (2, 2, 2, crate::cc::CA_ACK_ECE));
+        assert_eq!((s.sk.delivered, s.sk.delivered_ce), (4, 4));
+        s.on_ack(&ack(3, &[(4, 6)]), 51 * MS);
+        assert_eq!(seen.lock().unwrap()[1], (3, 4, 4, 0));
+        assert_eq!((s.sk.delivered, s.sk.delivered_ce), (5, 4));
     }
 }
