@@ -36,6 +36,11 @@ pub const PARAMS: &[ParamSpec] = &[
         false,
         "Set alpha to 1 on entering Loss (a retransmission timeout), as Linux up to 5.0 could (off by default there too); Linux 5.1 removed it for halving ssthresh on every loss, which is always done here.",
     ),
+    ParamSpec::flag(
+        "ect1",
+        false,
+        "Send data as ECT(1), the L4S identifier (RFC 9331), instead of Linux DCTCP's ECT(0) (INET_ECN_xmit): a scalable sender that an L4S queue such as dualpi2 classifies as L4S, as L4S test beds run DCTCP. A ccsim option, not a Linux one.",
+    ),
 ];
 
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
@@ -53,6 +58,8 @@ pub struct DctcpConfig {
     pub shift_g: u32,
     pub alpha_on_init: u32,
     pub clamp_alpha_on_loss: bool,
+    /// Data as ECT(1) instead of ECT(0).
+    pub ect1: bool,
 }
 
 impl DctcpConfig {
@@ -61,6 +68,7 @@ impl DctcpConfig {
             shift_g: p.get("dctcp_shift_g") as u32,
             alpha_on_init: p.get("dctcp_alpha_on_init") as u32,
             clamp_alpha_on_loss: p.flag("dctcp_clamp_alpha_on_loss"),
+            ect1: p.flag("ect1"),
         }
     }
 }
@@ -209,6 +217,13 @@ impl CongestionControl for Dctcp {
     /// The `dctcp` ops carry TCP_CONG_NEEDS_ECN; the `dctcp_reno` fallback's do not.
     fn needs_ecn(&self) -> bool {
         !self.reno
+    }
+    fn ecn_codepoint(&self) -> crate::net::Ecn {
+        if self.cfg.ect1 {
+            crate::net::Ecn::Ect1
+        } else {
+            crate::net::Ecn::Ect0
+        }
     }
 }
 
