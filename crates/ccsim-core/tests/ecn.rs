@@ -6,26 +6,24 @@
 //! on every ECN-capable packet that arrives to K or more packets waiting, else a FIFO.
 
 use ccsim_core::metrics::Summary;
-use ccsim_core::net::qdisc::{DropCause, Qdisc, Queued};
+use ccsim_core::net::qdisc::{DropCause, PacketQueue, Qdisc, Queued};
 use ccsim_core::net::Ecn;
 use ccsim_core::sim::Sim;
 use ccsim_core::time::Time;
 use ccsim_core::Scenario;
 use serde_json::{json, Value};
-use std::collections::VecDeque;
 
 /// DCTCP's switch marking: CE when the queue (not counting the packet being sent) holds at
 /// least `k` packets on arrival; Not-ECT packets are queued unmarked (the link's buffer is the
 /// only limit).
 struct StepMarker {
     k: usize,
-    q: VecDeque<Queued>,
-    bytes: u64,
+    q: PacketQueue,
     marks: u64,
 }
 
 fn step_marker(k: usize) -> Box<dyn Qdisc> {
-    Box::new(StepMarker { k, q: VecDeque::new(), bytes: 0, marks: 0 })
+    Box::new(StepMarker { k, q: PacketQueue::default(), marks: 0 })
 }
 
 impl Qdisc for StepMarker {
@@ -34,27 +32,13 @@ impl Qdisc for StepMarker {
             p.r.ecn = Ecn::Ce;
             self.marks += 1;
         }
-        self.bytes += p.r.bytes as u64;
-        self.q.push_back(p);
+        self.q.push(p);
         Ok(())
     }
     fn dequeue(&mut self, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.r.bytes as u64;
-        Some(p)
+        self.q.pop()
     }
-    fn len(&self) -> usize {
-        self.q.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn packets(&self) -> Vec<Queued> {
-        self.q.iter().copied().collect()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.q.capacity() * std::mem::size_of::<Queued>()
-    }
+    ccsim_core::packet_queue_storage!(q);
     fn marks(&self) -> u64 {
         self.marks
     }

@@ -22,11 +22,10 @@
 //! environment's MTU (Linux: `psched_mtu(dev)`, the device MTU plus the link-layer header).
 
 use super::registry::{ms_param_ns, QdiscEnv, QdiscInfo};
-use super::{DropCause, Qdisc, Queued};
+use super::{DropCause, PacketQueue, Qdisc, Queued};
 use crate::cc::{ParamSpec, Params};
 use crate::net::Ecn;
 use crate::time::Time;
-use std::collections::VecDeque;
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::num("target", 5.0, 0.001, 60_000.0, "ms", "Acceptable standing queue delay (RFC 8289 TARGET; Linux codel_params_init MS2TIME(5))."),
@@ -246,27 +245,19 @@ impl CodelVars {
     }
 }
 
-/// A FIFO and its byte count as a [`CodelSource`].
-struct FifoSource<'a> {
-    q: &'a mut VecDeque<Queued>,
-    bytes: &'a mut u64,
-}
-
-impl CodelSource for FifoSource<'_> {
+/// A single FIFO as a [`CodelSource`].
+impl CodelSource for PacketQueue {
     fn pop(&mut self) -> Option<Queued> {
-        let p = self.q.pop_front()?;
-        *self.bytes -= p.r.bytes as u64;
-        Some(p)
+        PacketQueue::pop(self)
     }
     fn backlog(&self) -> u64 {
-        *self.bytes
+        self.bytes()
     }
 }
 
 /// The CoDel discipline (`sch_codel.c`): one FIFO, tail drop at `limit`, CoDel at dequeue.
 pub struct Codel {
-    q: VecDeque<Queued>,
-    bytes: u64,
+    q: PacketQueue,
     limit: usize,
     pub params: CodelParams,
     pub vars: CodelVars,
@@ -276,8 +267,7 @@ pub struct Codel {
 impl Codel {
     pub fn new(target_ns: Time, interval_ns: Time, limit: usize, mtu: u32, ecn: bool) -> Self {
         Codel {
-            q: VecDeque::new(),
-            bytes: 0,
+            q: PacketQueue::default(),
             limit,
             params: CodelParams::new(target_ns, interval_ns, mtu, ecn),
             vars: CodelVars::default(),
@@ -296,26 +286,13 @@ impl Qdisc for Codel {
         if self.q.len() >= self.limit {
             return Err((p, DropCause::Overflow));
         }
-        self.bytes += p.r.bytes as u64;
-        self.q.push_back(p);
+        self.q.push(p);
         Ok(())
     }
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
-        let mut src = FifoSource { q: &mut self.q, bytes: &mut self.bytes };
-        self.vars.dequeue(&mut src, &self.params, &mut self.stats, now, dropped)
+        self.vars.dequeue(&mut self.q, &self.params, &mut self.stats, now, dropped)
     }
-    fn len(&self) -> usize {
-        self.q.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn packets(&self) -> Vec<Queued> {
-        self.q.iter().copied().collect()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.q.capacity() * std::mem::size_of::<Queued>()
-    }
+    crate::packet_queue_storage!(q);
     fn marks(&self) -> u64 {
         self.stats.ecn_mark
     }

@@ -85,36 +85,81 @@ pub trait Qdisc: Send {
     }
 }
 
-/// First in, first out, decided at dequeue.
+/// Packets in arrival order and their total bytes: the storage of a single-queue discipline
+/// (FIFO, RED, CoDel, PIE). No allocation per packet once it has grown.
 #[derive(Debug, Default)]
-pub struct Fifo {
+pub struct PacketQueue {
     q: VecDeque<Queued>,
     bytes: u64,
 }
 
-impl Qdisc for Fifo {
-    fn enqueue(&mut self, p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+impl PacketQueue {
+    #[inline]
+    pub fn push(&mut self, p: Queued) {
         self.bytes += p.r.bytes as u64;
         self.q.push_back(p);
-        Ok(())
     }
-    fn dequeue(&mut self, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
+    #[inline]
+    pub fn pop(&mut self) -> Option<Queued> {
         let p = self.q.pop_front()?;
         self.bytes -= p.r.bytes as u64;
         Some(p)
     }
-    fn len(&self) -> usize {
+    pub fn front(&self) -> Option<&Queued> {
+        self.q.front()
+    }
+    pub fn len(&self) -> usize {
         self.q.len()
     }
-    fn bytes(&self) -> u64 {
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    pub fn bytes(&self) -> u64 {
         self.bytes
     }
-    fn packets(&self) -> Vec<Queued> {
+    pub fn packets(&self) -> Vec<Queued> {
         self.q.iter().copied().collect()
     }
-    fn heap_bytes(&self) -> usize {
+    pub fn heap_bytes(&self) -> usize {
         self.q.capacity() * std::mem::size_of::<Queued>()
     }
+}
+
+/// The storage methods of [`Qdisc`] (`len`, `bytes`, `packets`, `heap_bytes`) for a discipline
+/// whose waiting packets are all in its [`PacketQueue`] field `$q`.
+#[macro_export]
+macro_rules! packet_queue_storage {
+    ($q:ident) => {
+        fn len(&self) -> usize {
+            self.$q.len()
+        }
+        fn bytes(&self) -> u64 {
+            self.$q.bytes()
+        }
+        fn packets(&self) -> Vec<$crate::net::qdisc::Queued> {
+            self.$q.packets()
+        }
+        fn heap_bytes(&self) -> usize {
+            self.$q.heap_bytes()
+        }
+    };
+}
+
+/// First in, first out, decided at dequeue.
+#[derive(Debug, Default)]
+pub struct Fifo {
+    q: PacketQueue,
+}
+
+impl Qdisc for Fifo {
+    fn enqueue(&mut self, p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+        self.q.push(p);
+        Ok(())
+    }
+    fn dequeue(&mut self, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
+        self.q.pop()
+    }
+    crate::packet_queue_storage!(q);
 }
 
 /// One FIFO per flow, the non-empty ones served a packet each in turn (in the order they

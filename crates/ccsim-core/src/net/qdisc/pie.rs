@@ -35,13 +35,12 @@
 //! after the last packet event of a run are not run (nothing observable depends on them).
 
 use super::registry::{ms_param_ns, QdiscEnv, QdiscInfo};
-use super::{DropCause, Qdisc, Queued};
+use super::{DropCause, PacketQueue, Qdisc, Queued};
 use crate::cc::{ParamSpec, Params};
 use crate::net::Ecn;
 use crate::rng::Rng;
 use crate::time::{Time, MS};
 use rand::RngCore as _;
-use std::collections::VecDeque;
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::num("target", 15.0, 0.001, 60_000.0, "ms", "Target queue delay (RFC 8033 QDELAY_REF; pie_params_init)."),
@@ -312,8 +311,7 @@ impl PieVars {
 }
 
 pub struct Pie {
-    q: VecDeque<Queued>,
-    bytes: u64,
+    q: PacketQueue,
     pub params: PieParams,
     pub vars: PieVars,
     /// Time of the next update (the timer's expiry).
@@ -326,7 +324,7 @@ impl Pie {
     pub fn new(params: PieParams, seed: u64) -> Self {
         let mut vars = PieVars::default();
         vars.init();
-        Pie { q: VecDeque::new(), bytes: 0, params, vars, next_update: FIRST_UPDATE, rng: crate::rng::derive(seed, 0), marks: 0 }
+        Pie { q: PacketQueue::default(), params, vars, next_update: FIRST_UPDATE, rng: crate::rng::derive(seed, 0), marks: 0 }
     }
 
     pub fn from_params(p: &Params, env: &QdiscEnv) -> Self {
@@ -336,7 +334,7 @@ impl Pie {
     /// Run the updates due at or before `now` (`pie_timer`), each with the state of its time.
     fn catch_up(&mut self, now: Time) {
         while self.next_update <= now {
-            self.vars.calculate_probability(&self.params, self.bytes);
+            self.vars.calculate_probability(&self.params, self.q.bytes());
             self.next_update += self.params.tupdate;
         }
     }
@@ -351,7 +349,7 @@ impl Qdisc for Pie {
             return Err((p, DropCause::Overflow));
         }
         let rng = &mut self.rng;
-        if self.vars.drop_early(&self.params, self.bytes, p.r.bytes, || rng.next_u64()) {
+        if self.vars.drop_early(&self.params, self.q.bytes(), p.r.bytes, || rng.next_u64()) {
             // Mark instead if ECN-capable and the probability is at most 10%.
             if self.params.ecn && self.vars.prob <= MAX_PROB / 10 && p.r.ecn.capable() {
                 p.r.ecn = Ecn::Ce;
@@ -361,30 +359,17 @@ impl Qdisc for Pie {
                 return Err((p, DropCause::Aqm));
             }
         }
-        self.bytes += p.r.bytes as u64;
-        self.q.push_back(p);
+        self.q.push(p);
         Ok(())
     }
     /// `pie_qdisc_dequeue`.
     fn dequeue(&mut self, now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
         self.catch_up(now);
-        let p = self.q.pop_front()?;
-        self.bytes -= p.r.bytes as u64;
-        self.vars.process_dequeue(&self.params, p.r.bytes, p.arrived, self.bytes, now);
+        let p = self.q.pop()?;
+        self.vars.process_dequeue(&self.params, p.r.bytes, p.arrived, self.q.bytes(), now);
         Some(p)
     }
-    fn len(&self) -> usize {
-        self.q.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn packets(&self) -> Vec<Queued> {
-        self.q.iter().copied().collect()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.q.capacity() * std::mem::size_of::<Queued>()
-    }
+    crate::packet_queue_storage!(q);
     fn marks(&self) -> u64 {
         self.marks
     }

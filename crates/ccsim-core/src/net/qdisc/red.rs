@@ -40,13 +40,12 @@
 //! `harddrop`); `weight`, `max_p`, `gentle` and the idle decay play no part.
 
 use super::registry::{QdiscEnv, QdiscInfo};
-use super::{DropCause, Qdisc, Queued};
+use super::{DropCause, PacketQueue, Qdisc, Queued};
 use crate::cc::{ParamSpec, Params};
 use crate::net::Ecn;
 use crate::rng::Rng;
 use crate::time::{tx_time, Time};
 use rand::Rng as _;
-use std::collections::VecDeque;
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::num("min_th", 5.0, 0.0, 1e7, "pkts", "Average queue below which nothing is marked (ns-3 RedQueueDisc MinTh)."),
@@ -117,8 +116,7 @@ pub enum Action {
 }
 
 pub struct Red {
-    q: VecDeque<Queued>,
-    bytes: u64,
+    q: PacketQueue,
     cfg: RedConfig,
     ecn: bool,
     /// min_th == max_th: the instantaneous step marker.
@@ -143,8 +141,7 @@ impl Red {
     pub fn new(cfg: RedConfig, ecn: bool, rate_bps: u64, seed: u64) -> Self {
         let avpkt_time = if rate_bps > 0 { tx_time(cfg.avpkt as u64, rate_bps) as f64 } else { f64::INFINITY };
         Red {
-            q: VecDeque::new(),
-            bytes: 0,
+            q: PacketQueue::default(),
             step: cfg.min_th == cfg.max_th,
             cfg,
             ecn,
@@ -237,17 +234,13 @@ impl Qdisc for Red {
                 self.marks += 1;
             }
         }
-        self.bytes += p.r.bytes as u64;
-        self.q.push_back(p);
+        self.q.push(p);
         Ok(())
     }
     /// `red_dequeue`: an empty queue starts an idle period.
     fn dequeue(&mut self, now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
-        match self.q.pop_front() {
-            Some(p) => {
-                self.bytes -= p.r.bytes as u64;
-                Some(p)
-            }
+        match self.q.pop() {
+            Some(p) => Some(p),
             None => {
                 if self.idle_since.is_none() {
                     self.idle_since = Some(now);
@@ -256,18 +249,7 @@ impl Qdisc for Red {
             }
         }
     }
-    fn len(&self) -> usize {
-        self.q.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn packets(&self) -> Vec<Queued> {
-        self.q.iter().copied().collect()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.q.capacity() * std::mem::size_of::<Queued>()
-    }
+    crate::packet_queue_storage!(q);
     fn marks(&self) -> u64 {
         self.marks
     }
