@@ -1,10 +1,11 @@
-// Shared by ccsim's ns-3 programs (bench/ns3/dumbbell.cc, validation/ns3/parking_lot.cc):
+// Shared by ccsim's ns-3 programs (bench/ns3/dumbbell.cc, validation/ns3/parking_lot.cc,
+// validation/ns3/qdisc.cc):
 // the TCP pieces both need to measure what ccsim measures and to switch off the ns-3 3.44
 // deviations from Linux that docs/validation.md identifies.
 //
 //   FlowTracer            per-flow sender statistics from the socket's trace sources: the
 //                         Linux ca_rtt_us RTT sample ccsim averages, bytes cumulatively
-//                         ACKed, retransmissions, recoveries, RTOs
+//                         ACKed, retransmissions, recoveries, RTOs, ECE-triggered reductions
 //   ConnectFlowTracer     connects a FlowTracer to a BulkSend's socket (optionally swapping
 //                         in LinuxRateSampler first)
 //   QueueAvg              time-averaged length of a device queue
@@ -180,6 +181,7 @@ struct FlowTracer
     uint64_t retransmits = 0;
     uint64_t fastRecoveries = 0;
     uint64_t rtoCount = 0;
+    uint64_t cwrEntries = 0; // entries into CA_CWR: ECE-triggered window reductions
     double rttSum = 0.0; // seconds
     uint64_t rttN = 0;
     double rttMin = 1e300;
@@ -342,6 +344,10 @@ struct FlowTracer
         if (newS == TcpSocketState::CA_RECOVERY && oldS != TcpSocketState::CA_RECOVERY)
         {
             ++fastRecoveries;
+        }
+        if (newS == TcpSocketState::CA_CWR && oldS != TcpSocketState::CA_CWR)
+        {
+            ++cwrEntries;
         }
         if (newS == TcpSocketState::CA_LOSS)
         {
