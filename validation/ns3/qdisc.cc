@@ -490,18 +490,10 @@ main(int argc, char* argv[])
     Ptr<Node> receiver = CreateObject<Node>();
     const std::string bigQueue = "100000p"; // never the binding constraint
 
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue(accessRate));
-    access.SetChannelAttribute("Delay", StringValue(accessDelay));
-    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(bigQueue));
-    access.DisableFlowControl();
-
-    PointToPointHelper bottleneck; // flow control stays on: the queue disc sits above it
-    bottleneck.SetDeviceAttribute("DataRate", StringValue(rate));
-    bottleneck.SetChannelAttribute("Delay", StringValue(delay));
-    bottleneck.SetQueue("ns3::DropTailQueue<Packet>",
-                        "MaxSize",
-                        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, deviceQueue)));
+    PointToPointHelper access = P2pLinkHelper(accessRate, accessDelay, QueueSize(bigQueue), false);
+    // flow control stays on at the bottleneck: the queue disc sits above its device queue
+    PointToPointHelper bottleneck =
+        P2pLinkHelper(rate, delay, QueueSize(QueueSizeUnit::PACKETS, deviceQueue), true);
 
     std::vector<NetDeviceContainer> accessDevs;
     for (uint32_t i = 0; i < nFlows; ++i)
@@ -551,21 +543,7 @@ main(int argc, char* argv[])
 
     // Only our queue disc: remove the default FqCoDel Ipv4AddressHelper put on the
     // receiver's bottleneck device (the ACK direction), check there is no other.
-    NodeContainer all = NodeContainer::GetGlobal();
-    for (uint32_t n = 0; n < all.GetN(); ++n)
-    {
-        Ptr<TrafficControlLayer> tc = all.Get(n)->GetObject<TrafficControlLayer>();
-        for (uint32_t d = 0; d < all.Get(n)->GetNDevices(); ++d)
-        {
-            Ptr<NetDevice> dev = all.Get(n)->GetDevice(d);
-            if (dev == btlDev || !tc || !tc->GetRootQueueDiscOnDevice(dev))
-            {
-                continue;
-            }
-            TrafficControlHelper().Uninstall(dev);
-            NS_ABORT_MSG_IF(tc->GetRootQueueDiscOnDevice(dev), "queue disc still installed");
-        }
-    }
+    UninstallQueueDiscsExcept(btlDev);
     NS_ABORT_MSG_UNLESS(router->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(btlDev) == qd,
                         "the bottleneck queue disc is not installed");
 
@@ -631,18 +609,7 @@ main(int argc, char* argv[])
     }
     const uint64_t btlTxPkts = devQ->GetTotalReceivedPackets() - devQ->GetNPackets();
     const uint64_t btlTxBytes = devQ->GetTotalReceivedBytes() - devQ->GetNBytes();
-    uint64_t otherDrops = 0;
-    for (uint32_t n = 0; n < all.GetN(); ++n)
-    {
-        for (uint32_t d = 0; d < all.Get(n)->GetNDevices(); ++d)
-        {
-            Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(all.Get(n)->GetDevice(d));
-            if (p2p && p2p != btlDev)
-            {
-                otherDrops += p2p->GetQueue()->GetTotalDroppedPackets();
-            }
-        }
-    }
+    const uint64_t otherDrops = DeviceQueueDropsExcept(btlDev);
     const double rateBps = DataRate(rate).GetBitRate();
 
     std::ostringstream js;

@@ -58,22 +58,20 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 
-def _load_run_py():
-    """validation/ns3/run.py: the ns-3 build helper, the TCP set-up, the algorithm names and
-    the ns-3 set-ups are shared with it (one copy per process, under the tests' name)."""
-    name = "ccsim_ns3_validation_run"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / "run.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def _load(name: str, path: Path):
+    """A module from a file, once per process under ``name``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
 
 
-R = _load_run_py()
-
+#: validation/ns3/run.py (the ns-3 build helper, the TCP set-up, the algorithm names, the ns-3
+#: set-ups; under the tests' name) and the tests' minimal TOML writer for scenario dicts
+R = _load("ccsim_ns3_validation_run", HERE / "run.py")
+to_toml = _load("ccsim_tests_support", HERE.parents[1] / "tests" / "python" / "_support.py").to_toml
 NS3_BIN = R.NS3_DIR / "build" / "qdisc"
 MSS = R.MSS  # 1448
 PKT_BYTES = MSS + 52  # IP packet of a full segment (20 IP + 20 TCP + 12 timestamps)
@@ -201,29 +199,6 @@ def ccsim_scenario(p: Point, seed: int) -> dict[str, Any]:
             f["params"] = dict(cc_params)
         flows.append(f)
     return {"duration": f"{p.duration_s:g}s", "seed": seed, "bottleneck": bottleneck, "tcp": tcp, "flows": flows}
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"no TOML for {v!r}")
-
-
-def to_toml(sc: dict[str, Any]) -> str:
-    """The scenario as TOML: top-level keys, then [bottleneck], [tcp] and one [[flows]] per
-    flow; nested tables (qdisc_params, params) inline."""
-    out = [f"{k} = {_toml_value(v)}" for k, v in sc.items() if not isinstance(v, (dict, list))]
-    for table in ("bottleneck", "tcp"):
-        out += ["", f"[{table}]"] + [f"{k} = {_toml_value(v)}" for k, v in sc[table].items()]
-    for f in sc["flows"]:
-        out += ["", "[[flows]]"] + [f"{k} = {_toml_value(v)}" for k, v in f.items()]
-    return "\n".join(out) + "\n"
 
 
 def ns3_args(p: Point, seed: int) -> list[str]:
