@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Build ccsim's wired ns-3 programs: the ns-3 half of the speed benchmark and of the dumbbell
-# validation (bench/ns3/dumbbell.cc) and the parking-lot validation program
-# (validation/ns3/parking_lot.cc).
+# validation (bench/ns3/dumbbell.cc), the parking-lot validation program
+# (validation/ns3/parking_lot.cc) and the queue-discipline / ECN validation program
+# (validation/ns3/qdisc.cc).
 #
 #   bash bench/ns3/build.sh            # install ns3 wheel if missing, compile
 #   FORCE=1 bash bench/ns3/build.sh    # recompile even if up to date
 #
 # Uses the C++ headers and shared libraries shipped inside the PyPI `ns3`
 # wheel (pinned in ns3-wheel.sh); no ns-3 source checkout or CMake is needed.
-# Output: bench/ns3/build/dumbbell and bench/ns3/build/parking_lot (git-ignored), rpath'd to
+# Output: bench/ns3/build/dumbbell, parking_lot and qdisc (git-ignored), rpath'd to
 # the wheel's lib dir. Each is recompiled only when it is out of date.
 #
 # Environment overrides (see ns3-wheel.sh):
@@ -26,4 +27,6 @@ ns3_compile bench/ns3/build.sh "$HERE/dumbbell.cc" "$HERE/build/dumbbell" "$HERE
     core network internet point-to-point applications traffic-control
 VALIDATION="$(cd "$HERE/../../validation/ns3" && pwd)"
 ns3_compile bench/ns3/build.sh "$VALIDATION/parking_lot.cc" "$HERE/build/parking_lot" "$HERE/build.sh" \
+    core network internet point-to-point applications traffic-control
+ns3_compile bench/ns3/build.sh "$VALIDATION/qdisc.cc" "$HERE/build/qdisc" "$HERE/build.sh" \
     core network internet point-to-point applications traffic-control

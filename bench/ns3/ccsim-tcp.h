@@ -1,10 +1,11 @@
-// Shared by ccsim's ns-3 programs (bench/ns3/dumbbell.cc, validation/ns3/parking_lot.cc):
+// Shared by ccsim's ns-3 programs (bench/ns3/dumbbell.cc, validation/ns3/parking_lot.cc,
+// validation/ns3/qdisc.cc):
 // the TCP pieces both need to measure what ccsim measures and to switch off the ns-3 3.44
 // deviations from Linux that docs/validation.md identifies.
 //
 //   FlowTracer            per-flow sender statistics from the socket's trace sources: the
 //                         Linux ca_rtt_us RTT sample ccsim averages, bytes cumulatively
-//                         ACKed, retransmissions, recoveries, RTOs
+//                         ACKed, retransmissions, recoveries, RTOs, ECE-triggered reductions
 //   ConnectFlowTracer     connects a FlowTracer to a BulkSend's socket (optionally swapping
 //                         in LinuxRateSampler first)
 //   QueueAvg              time-averaged length of a device queue
@@ -12,6 +13,9 @@
 //   LinuxRateSampler      --rateSampler=linux     (cause B)
 //   TcpNewRenoFlightSize  --cc=newreno-flightsize (cause D)
 //   SetCcsimTcpDefaults   the TCP attribute defaults both programs set
+//   P2pLinkHelper              a point-to-point link: rate, delay, device queue, flow control
+//   UninstallQueueDiscsExcept  no traffic-control queue disc but (at most) one
+//   DeviceQueueDropsExcept     drops of every other point-to-point device queue
 //   CcTypeName, SplitCommaList, JsonString, PeakRssMb: small helpers
 //
 // Each class says what it changes and why where it is defined. Everything sits in an
@@ -24,6 +28,8 @@
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
 
 #include <sys/resource.h>
 
@@ -180,6 +186,7 @@ struct FlowTracer
     uint64_t retransmits = 0;
     uint64_t fastRecoveries = 0;
     uint64_t rtoCount = 0;
+    uint64_t cwrEntries = 0; // entries into CA_CWR: ECE-triggered window reductions
     double rttSum = 0.0; // seconds
     uint64_t rttN = 0;
     double rttMin = 1e300;
@@ -342,6 +349,10 @@ struct FlowTracer
         if (newS == TcpSocketState::CA_RECOVERY && oldS != TcpSocketState::CA_RECOVERY)
         {
             ++fastRecoveries;
+        }
+        if (newS == TcpSocketState::CA_CWR && oldS != TcpSocketState::CA_CWR)
+        {
+            ++cwrEntries;
         }
         if (newS == TcpSocketState::CA_LOSS)
         {
@@ -703,6 +714,70 @@ SetCcsimTcpDefaults(uint32_t mss,
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                            TypeIdValue(PrrSackRecovery::GetTypeId()));
     }
+}
+
+/// A point-to-point link helper: rate, one-way delay, a drop-tail device queue of `queue`,
+/// and flow control off (no queue disc can sit above the device) unless `flowControl`.
+PointToPointHelper
+P2pLinkHelper(const std::string& rate, const std::string& delay, const QueueSize& queue, bool flowControl)
+{
+    PointToPointHelper h;
+    h.SetDeviceAttribute("DataRate", StringValue(rate));
+    h.SetChannelAttribute("Delay", StringValue(delay));
+    h.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(queue));
+    if (!flowControl)
+    {
+        h.DisableFlowControl();
+    }
+    return h;
+}
+
+/// Removes the root queue disc of every device of every node except `keep` (null: all), so
+/// the device queues are the only buffers (and, in qdisc.cc, the one queue disc on `keep`);
+/// Ipv4AddressHelper installs FqCoDel on every device that has flow control. Aborts if one
+/// is left.
+void
+UninstallQueueDiscsExcept(Ptr<NetDevice> keep)
+{
+    NodeContainer all = NodeContainer::GetGlobal();
+    for (uint32_t n = 0; n < all.GetN(); ++n)
+    {
+        Ptr<TrafficControlLayer> tc = all.Get(n)->GetObject<TrafficControlLayer>();
+        for (uint32_t d = 0; d < all.Get(n)->GetNDevices(); ++d)
+        {
+            Ptr<NetDevice> dev = all.Get(n)->GetDevice(d);
+            if (dev == keep || !tc)
+            {
+                continue;
+            }
+            if (tc->GetRootQueueDiscOnDevice(dev))
+            {
+                TrafficControlHelper().Uninstall(dev);
+            }
+            NS_ABORT_MSG_IF(tc->GetRootQueueDiscOnDevice(dev), "queue disc still installed");
+        }
+    }
+}
+
+/// Packets dropped by the queue of every point-to-point device except `except`: expected 0
+/// where only the bottleneck may drop (reported so a reader can check it).
+uint64_t
+DeviceQueueDropsExcept(Ptr<NetDevice> except)
+{
+    uint64_t drops = 0;
+    NodeContainer all = NodeContainer::GetGlobal();
+    for (uint32_t n = 0; n < all.GetN(); ++n)
+    {
+        for (uint32_t d = 0; d < all.Get(n)->GetNDevices(); ++d)
+        {
+            Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(all.Get(n)->GetDevice(d));
+            if (p2p && p2p != except)
+            {
+                drops += p2p->GetQueue()->GetTotalDroppedPackets();
+            }
+        }
+    }
+    return drops;
 }
 
 } // namespace

@@ -251,19 +251,9 @@ main(int argc, char* argv[])
 
     const std::string bigQueue = "100000p"; // never the binding constraint
 
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue(accessRate));
-    access.SetChannelAttribute("Delay", StringValue(accessDelay));
-    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(bigQueue));
-    access.DisableFlowControl();
-
-    PointToPointHelper bottleneck;
-    bottleneck.SetDeviceAttribute("DataRate", StringValue(rate));
-    bottleneck.SetChannelAttribute("Delay", StringValue(delay));
-    bottleneck.SetQueue("ns3::DropTailQueue<Packet>",
-                        "MaxSize",
-                        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, buffer)));
-    bottleneck.DisableFlowControl();
+    PointToPointHelper access = P2pLinkHelper(accessRate, accessDelay, QueueSize(bigQueue), false);
+    PointToPointHelper bottleneck =
+        P2pLinkHelper(rate, delay, QueueSize(QueueSizeUnit::PACKETS, buffer), false);
 
     std::vector<NetDeviceContainer> accessDevs;
     for (uint32_t i = 0; i < nFlows; ++i)
@@ -307,20 +297,7 @@ main(int argc, char* argv[])
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     // No queue disc anywhere: the device queues are the only buffers.
-    NodeContainer all = NodeContainer::GetGlobal();
-    for (uint32_t n = 0; n < all.GetN(); ++n)
-    {
-        Ptr<TrafficControlLayer> tc = all.Get(n)->GetObject<TrafficControlLayer>();
-        for (uint32_t d = 0; d < all.Get(n)->GetNDevices(); ++d)
-        {
-            Ptr<NetDevice> dev = all.Get(n)->GetDevice(d);
-            if (tc && tc->GetRootQueueDiscOnDevice(dev))
-            {
-                TrafficControlHelper().Uninstall(dev);
-            }
-            NS_ABORT_MSG_IF(tc && tc->GetRootQueueDiscOnDevice(dev), "queue disc still installed");
-        }
-    }
+    UninstallQueueDiscsExcept(nullptr);
 
     // ---- applications ----
     const Ipv4Address dst = btlIfs.GetAddress(1);
@@ -401,19 +378,7 @@ main(int argc, char* argv[])
     const uint64_t btlTxBytes = q->GetTotalReceivedBytes() - q->GetNBytes();
     // Drops anywhere else (access links, ACK direction) - expected 0; reported
     // so a reader can check the bottleneck queue really is the only buffer.
-    uint64_t otherDrops = 0;
-    for (uint32_t n = 0; n < all.GetN(); ++n)
-    {
-        for (uint32_t d = 0; d < all.Get(n)->GetNDevices(); ++d)
-        {
-            Ptr<PointToPointNetDevice> p2p =
-                DynamicCast<PointToPointNetDevice>(all.Get(n)->GetDevice(d));
-            if (p2p && p2p != btlDev)
-            {
-                otherDrops += p2p->GetQueue()->GetTotalDroppedPackets();
-            }
-        }
-    }
+    const uint64_t otherDrops = DeviceQueueDropsExcept(btlDev);
     const double rateBps = DataRate(rate).GetBitRate();
     const double utilization = btlTxBytes * 8.0 / (rateBps * duration);
 

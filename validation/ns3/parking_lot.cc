@@ -388,20 +388,7 @@ main(int argc, char* argv[])
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     // No queue disc anywhere: the device queues are the only buffers (as dumbbell.cc).
-    NodeContainer all = NodeContainer::GetGlobal();
-    for (uint32_t n = 0; n < all.GetN(); ++n)
-    {
-        Ptr<TrafficControlLayer> tc = all.Get(n)->GetObject<TrafficControlLayer>();
-        for (uint32_t d = 0; d < all.Get(n)->GetNDevices(); ++d)
-        {
-            Ptr<NetDevice> dev = all.Get(n)->GetDevice(d);
-            if (tc && tc->GetRootQueueDiscOnDevice(dev))
-            {
-                TrafficControlHelper().Uninstall(dev);
-            }
-            NS_ABORT_MSG_IF(tc && tc->GetRootQueueDiscOnDevice(dev), "queue disc still installed");
-        }
-    }
+    UninstallQueueDiscsExcept(nullptr);
     for (LinkDir& l : links)
     {
         l.dev->GetQueue()->TraceConnectWithoutContext("PacketsInQueue",
