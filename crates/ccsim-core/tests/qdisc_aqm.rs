@@ -138,3 +138,27 @@ fn a_short_transfer_through_fq_codel_sees_almost_no_queue_while_bulk_flows_fill_
         assert!(s.bottleneck.as_ref().unwrap().utilization >= 0.95);
     }
 }
+
+#[test]
+fn red_keeps_aging_its_average_while_the_link_idles_after_dropped_arrivals() {
+    // Four NewReno flows start within 0.5 s: slow start fills the queue far past max_th before
+    // RED's slow average (w_q = 2^-9) follows, so RED drops everything for a while and every
+    // flow times out. The link is then idle, and RED must age its average over the idle time
+    // (Linux red_start_of_idle_period in the dequeue that follows every enqueue, dropped or
+    // not). When a dropped arrival ended the idle period instead, the average stayed above
+    // max_th and the flows never recovered (utilization 0.02: found against ns-3's 0.96).
+    let sc = scenario(json!({
+        "duration": "20s",
+        "bottleneck": {"rate": "10Mbps", "delay": "1ms", "buffer": "1000pkt", "qdisc": "red",
+                       "qdisc_params": {"min_th": 17, "max_th": 51, "max_p": 0.1, "weight": 0.001953125, "gentle": false}},
+        "flows": [{"cc": "newreno", "start": "402137us"}, {"cc": "newreno", "start": "629804us"},
+                  {"cc": "newreno", "start": "181592us"}, {"cc": "newreno", "start": "502610us"}],
+    }));
+    let mut sim = Sim::new(&sc, 3);
+    sim.run_to_end();
+    sim.check_conservation().unwrap();
+    let s = sim.summary(0.0);
+    let b = s.bottleneck.as_ref().unwrap();
+    assert!(b.utilization > 0.9, "utilization {}", b.utilization);
+    assert!(s.flows.iter().all(|f| f.throughput_mbps > 1.0), "{:?}", s.flows.iter().map(|f| f.throughput_mbps).collect::<Vec<_>>());
+}

@@ -127,7 +127,11 @@ impl LinkDir {
         if let Err((p, cause)) = slot.qdisc.enqueue(Queued { r, arrived: now }, now) {
             slot.count_drop(cause);
             packets.discard(p.r.slot);
-            return None;
+            // An idle link asks the discipline for a packet after every enqueue, as Linux's
+            // qdisc_run does after dev_queue_xmit's enqueue: the (empty) dequeue is where a
+            // discipline notes that the link is idle (RED's red_start_of_idle_period), so an
+            // idle period goes on after a dropped arrival.
+            return if busy { None } else { self.start_service(now, packets) };
         }
         if busy {
             // It waits (an idle link takes it at once, and it never counts as queued).
