@@ -183,9 +183,8 @@ def ccsim_scenario(p: Point, seed: int) -> dict[str, Any]:
     }
     params = p.qdisc_params
     if params:
-        bottleneck["qdisc_params"] = {
-            k: (f"{v}pkt" if k in ("min_th", "max_th") else v) for k, v in params.items()
-        }
+        # ccsim's names (`ccsim qdiscs red`): thresholds in packets, w_q is `weight`.
+        bottleneck["qdisc_params"] = {("weight" if k == "qw" else k): v for k, v in params.items()}
     if p.ecn:
         bottleneck["ecn"] = True
     tcp = dict(R.ccsim_scenario(R.Point("cubic"), seed)["tcp"])
