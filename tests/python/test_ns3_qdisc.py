@@ -103,5 +103,7 @@ def test_ccsim_scenario_is_the_network_ns3_ran(Q):
         assert float(sc["bottleneck"]["delay"].removesuffix("ms")) * 1e6 == float(args["delay"].removesuffix("ns"))
         if "qdisc_params" in sc["bottleneck"]:
             q = sc["bottleneck"]["qdisc_params"]
-            assert (q["min_th"], q["max_th"]) == (f"{args['redMinTh']}pkt", f"{args['redMaxTh']}pkt"), p.name
+            # ccsim's RED takes its thresholds in packets and w_q as `weight`.
+            assert (q["min_th"], q["max_th"]) == (int(args["redMinTh"]), int(args["redMaxTh"])), p.name
+            assert q["weight"] == float(args["redQW"]), p.name
         assert {f["cc"] for f in sc["flows"]} == {p.cc}
