@@ -213,7 +213,7 @@ def algorithms_cmd(name: str | None, as_json: bool) -> None:
     _show_registry(
         list_algorithms(), name, as_json, kind="algorithm",
         title="congestion-control algorithms (ccsim algorithms NAME for parameters)",
-        params_hint="set per flow: params = {{ name = value }}",
+        params_hint="set per flow: params = { name = value }",
     )
 
 
@@ -225,7 +225,7 @@ def qdiscs_cmd(name: str | None, as_json: bool) -> None:
     _show_registry(
         list_qdiscs(), name, as_json, kind="queue discipline",
         title="queue disciplines (ccsim qdiscs NAME for parameters; qdisc = NAME on [bottleneck] or a [[links]] entry)",
-        params_hint="set per link direction: qdisc_params = {{ name = value }}",
+        params_hint="set per link direction: qdisc_params = { name = value }",
         extra=("marks ECN", lambda q: "yes" if q.get("can_mark") else "no"),
     )
 
@@ -274,8 +274,7 @@ def _show_registry(
     if not item.get("params"):
         console.print("parameters: none")
         return
-    hint = params_hint.replace("{{", "{").replace("}}", "}")
-    table = Table(title=f"parameters of {item.get('name')} ({hint})")
+    table = Table(title=f"parameters of {item.get('name')} ({params_hint})")
     table.add_column("parameter", style="bold", no_wrap=True)
     table.add_column("default", justify="right")
     table.add_column("unit")
