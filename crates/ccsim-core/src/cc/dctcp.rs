@@ -143,8 +143,7 @@ impl Dctcp {
     }
 
     /// dctcp_cwnd_undo (`tcp_reno_undo_cwnd` for the fallback): the cwnd to restore when a
-    /// reduction proves spurious. The stack models no undo (no DSACK, no F-RTO), so it never
-    /// asks; kept for when it does.
+    /// reduction proves spurious (the `undo_cwnd` hook; the stack does not call it yet).
     pub fn cwnd_undo(&self, s: &SockState) -> u32 {
         if self.reno {
             s.cwnd.max(s.prior_cwnd)
@@ -215,6 +214,10 @@ impl CongestionControl for Dctcp {
     }
 
     /// The `dctcp` ops carry TCP_CONG_NEEDS_ECN; the `dctcp_reno` fallback's do not.
+    fn undo_cwnd(&mut self, s: &mut SockState) -> u32 {
+        self.cwnd_undo(s)
+    }
+
     fn needs_ecn(&self) -> bool {
         !self.reno
     }

@@ -5,7 +5,9 @@
 //! (window growth on an ACK when the stack allows growth), `set_state`, `cwnd_event`,
 //! `pkts_acked` (the per-ACK RTT sample), `in_ack_event` (every ACK, with its ECE flag, before
 //! the cumulative ACK is counted) and `cong_control` (an algorithm that sets cwnd and the
-//! pacing rate itself on every ACK, as BBR does; the stack then skips PRR and `cong_avoid`).
+//! pacing rate itself on every ACK, as BBR does; the stack then skips PRR and `cong_avoid`)
+//! and `undo_cwnd` (the cwnd to restore after a spurious reduction; not yet called, as the
+//! stack models no undo).
 //! Linux's `flags` field becomes queries: `needs_ecn` (`TCP_CONG_NEEDS_ECN`) and the ECT
 //! codepoint an algorithm's data carries (`ecn_codepoint`).
 //! Every hook has a no-op default, `now` is always an argument (inside [`SockState`]), and one
@@ -345,6 +347,14 @@ pub trait CongestionControl: Send {
         false
     }
     fn cong_control(&mut self, _s: &mut SockState, _rs: &RateSample) {}
+    /// Linux `undo_cwnd`: the cwnd to restore when a window reduction proves spurious
+    /// (`tcp_undo_cwnd_reduction`). The default is `tcp_reno_undo_cwnd`, max(cwnd, prior_cwnd).
+    /// The stack models no undo yet (no DSACK or Eifel detection of spurious retransmissions,
+    /// see `tcp::sender`), so it never calls this hook; algorithms carry their Linux undo so
+    /// that it is tested and ready when the stack gains undo.
+    fn undo_cwnd(&mut self, s: &mut SockState) -> u32 {
+        s.cwnd.max(s.prior_cwnd)
+    }
     /// Whether the flow must be paced at `SockState::pacing_rate` (BBR sets
     /// `sk_pacing_status`); other algorithms are paced only when the scenario asks for it.
     fn wants_pacing(&self) -> bool {
