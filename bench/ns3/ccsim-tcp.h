@@ -125,7 +125,24 @@ CcTypeName(const std::string& cc)
     {
         return TcpNewRenoFlightSize::GetTypeId().GetName();
     }
-    return "";
+    // Linux's classic set, as ns-3 models it (validation/ns3/algorithms.py): the ccsim name
+    // and the ns-3 class.
+    static const std::map<std::string, std::string> classic = {
+        {"vegas", "ns3::TcpVegas"},
+        {"westwood", "ns3::TcpWestwoodPlus"},
+        {"illinois", "ns3::TcpIllinois"},
+        {"htcp", "ns3::TcpHtcp"},
+        {"bic", "ns3::TcpBic"},
+        {"highspeed", "ns3::TcpHighSpeed"},
+        {"scalable", "ns3::TcpScalable"},
+        {"hybla", "ns3::TcpHybla"},
+        {"veno", "ns3::TcpVeno"},
+        {"yeah", "ns3::TcpYeah"},
+        {"lp", "ns3::TcpLp"},
+        {"dctcp", "ns3::TcpDctcp"},
+    };
+    auto it = classic.find(cc);
+    return it == classic.end() ? "" : it->second;
 }
 
 double
