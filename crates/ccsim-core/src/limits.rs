@@ -78,7 +78,7 @@ pub const TS_ROW_BYTES: u64 = 600;
 pub const EVENT_ROW_BYTES: u64 = 300;
 
 /// Algorithms that record algorithm events ([`crate::cc::SockState::record`]); the others
-/// never do. `tests::logging_algorithms_are_the_ones_that_record` keeps this list right.
+/// never do, except registered ones ([`crate::cc::external`]), which are counted as if they did. `tests::logging_algorithms_are_the_ones_that_record` keeps this list right.
 pub const LOGGING_ALGORITHMS: &[&str] = &["bbr-expire", "bbr-rtprop", "bbrplus", "cdg", "chd", "hd", "ucc"];
 
 /// The memory a run needs, by part (see the module documentation).
@@ -115,7 +115,7 @@ fn event_rows<'a>(flows: impl Iterator<Item = (&'a str, &'a TcpConfig)>, rate_bp
     let mut timeouts = 0u64;
     let mut min_wire = u32::MAX;
     let mut n = 0u64;
-    for (_, tcp) in flows.filter(|(cc, _)| LOGGING_ALGORITHMS.contains(cc)) {
+    for (_, tcp) in flows.filter(|(cc, _)| LOGGING_ALGORITHMS.contains(cc) || crate::cc::external::is_registered(cc)) {
         n += 1;
         min_wire = min_wire.min(tcp.mss + HEADER_BYTES);
         timeouts = timeouts.saturating_add(duration / tcp.min_rto.max(1));

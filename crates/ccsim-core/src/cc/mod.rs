@@ -22,6 +22,7 @@ pub mod chd;
 pub mod cubic;
 pub mod dctcp;
 pub mod ertt;
+pub mod external;
 pub mod hd;
 pub mod newreno;
 pub mod params;
@@ -387,12 +388,16 @@ pub struct AlgorithmInfo {
 pub const ALGORITHMS: &[AlgorithmInfo] =
     &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO];
 
+/// A built-in algorithm, or one registered while the program runs ([`external`]).
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
-    ALGORITHMS.iter().find(|a| a.name == name)
+    ALGORITHMS.iter().find(|a| a.name == name).or_else(|| external::find(name))
 }
 
+/// Every algorithm a scenario may name: the built-ins, then the registered ones.
 pub fn names() -> Vec<&'static str> {
-    ALGORITHMS.iter().map(|a| a.name).collect()
+    let mut v: Vec<&'static str> = ALGORITHMS.iter().map(|a| a.name).collect();
+    v.extend(external::names());
+    v
 }
 
 /// Build an algorithm from its name and validated parameters. `rng` is the flow's own stream.
@@ -409,6 +414,6 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
-        _ => unreachable!("algorithm names are validated by the scenario"),
+        _ => external::build(name, params, rng).expect("algorithm names are validated by the scenario"),
     }
 }
