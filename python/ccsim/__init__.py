@@ -42,6 +42,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
     ) from exc
 
 from .scenario import Scenario, ScenarioError, algorithms, load, qdiscs
+from .cc import CA_ACK_ECE, AlgorithmError, CaEvent, CaState, CongestionControl, register, unregister
 from .result import CcsimWarning, Result, run
 from . import limits, results
 from . import sweep  # a package that can be called: ccsim.sweep(...) runs a sweep; ccsim.sweep.execute, ...
@@ -51,6 +52,13 @@ from .emulate.run import emulate  # the function; its package's API is also on i
 __version__: str = _core.__version__
 
 __all__ = [
+    "AlgorithmError",
+    "CA_ACK_ECE",
+    "CaEvent",
+    "CaState",
+    "CongestionControl",
+    "register",
+    "unregister",
     "CcsimWarning",
     "Result",
     "Scenario",

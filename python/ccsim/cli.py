@@ -20,6 +20,7 @@ import click
 
 from . import __version__, _core
 from .result import CcsimWarning, Result, run as run_scenario
+from .cc import AlgorithmError
 from .scenario import ScenarioError, algorithms as list_algorithms, qdiscs as list_qdiscs
 
 #: Exit status for invalid input (bad scenario, missing file, bad option).
@@ -83,6 +84,12 @@ class CcsimGroup(click.Group):
             ctx = getattr(exc, "ctx", None) or click.Context(self, info_name=prog_name or "ccsim")
             click.echo(ctx.get_help())
             sys.exit(0)
+        except AlgorithmError as exc:
+            # A Python algorithm failed: its traceback (the user's code) keeps its lines.
+            try:
+                click.echo(f"error: {exc}", err=True)
+            finally:
+                sys.exit(EXIT_USAGE)
         except ScenarioError as exc:
             _fail(str(exc), EXIT_USAGE)
         except click.ClickException as exc:

@@ -76,6 +76,10 @@ def _run(scenario: ScenarioLike, seed: int | None, timeseries: bool, limit: tupl
     payload = sc.to_json()
     try:
         summary_json, columns, events, link_queues = _core.run(payload, seed, timeseries, limit[0], limit[1])
+    except _core.AlgorithmError as exc:
+        from .cc import user_error
+
+        raise user_error(exc, sc.source) from exc.__cause__
     except ValueError as exc:
         raise sc._error(exc) from None
     result = Result(json.loads(summary_json), columns, scenario=sc, events=events, link_queues=link_queues)

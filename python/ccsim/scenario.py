@@ -137,6 +137,7 @@ class Scenario:
         return self._payload()
 
     def _payload(self) -> str:
+        self._register_python_algorithms()
         try:
             text, stand_ins = _encode(self._data)
         except ScenarioError as exc:
@@ -150,6 +151,18 @@ class Scenario:
             path, (_, shown) = next(iter(stand_ins.items()))  # pragma: no cover - not reached
             raise self._error(f"{path}: {shown} is not accepted here")  # pragma: no cover
         return text
+
+    def _register_python_algorithms(self, reload: bool = False) -> None:
+        """Register the Python modules the flows name (``cc = "mycc.py:Reno"``), relative to
+        the scenario file's folder (the working directory for a scenario built in code)."""
+        from . import cc
+
+        try:
+            cc.resolve_references(self._data, self.source.parent if self.source is not None else None, reload=reload)
+        except cc.AlgorithmError as exc:
+            if self.source is not None:
+                raise cc.AlgorithmError(f"{self.source}: {exc}") from exc.__cause__
+            raise
 
     def copy(self) -> Scenario:
         sc = Scenario.from_dict(self._data)
@@ -365,6 +378,7 @@ def load(path: PathLike, *, validate: bool = True) -> Scenario:
     except ScenarioError as exc:
         raise ScenarioError(f"{p}: {exc}") from None
     sc.source = p
+    sc._register_python_algorithms(reload=True)
     if validate:
         sc.validate()
     return sc

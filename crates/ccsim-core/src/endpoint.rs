@@ -55,7 +55,7 @@ impl Endpoint {
     pub fn new(i: usize, seed: u64, cc_name: &str, params: &Params, tcp: &TcpConfig, size: Option<u64>) -> Endpoint {
         let cc_rng = rng::flow_stream(seed, i, rng::stream::CC);
         let mut clock_rng = rng::flow_stream(seed, i, rng::stream::CLOCK);
-        let algo = cc::build(cc_name, params, cc_rng);
+        let algo = cc::build(cc_name, params, cc_rng, i);
         let offset: Time = clock_rng.gen_range(0..1_000_000) * MS;
         let ecn_fallback = algo.needs_ecn() && !tcp.ecn;
         let echo = match (tcp.ecn, algo.needs_ecn()) {

@@ -44,7 +44,7 @@ fn decl(name: &str, default: f64) -> ParamDecl {
 }
 
 fn register_reno(name: &'static str) {
-    let factory: external::Factory = Arc::new(move |p: &Params, _rng| {
+    let factory: external::Factory = Arc::new(move |p: &Params, _rng, _flow| {
         let mut cfg = NewRenoConfig::default();
         cfg.beta = p.get("beta");
         Box::new(Renamed(NewReno::new(cfg), name)) as Box<dyn CongestionControl>
@@ -92,7 +92,7 @@ fn a_registered_algorithm_runs_as_the_built_in_it_wraps() {
 
 #[test]
 fn built_in_names_are_refused_and_registration_can_be_undone() {
-    let f: external::Factory = Arc::new(|_: &Params, _| Box::new(NewReno::new(NewRenoConfig::default())) as Box<dyn CongestionControl>);
+    let f: external::Factory = Arc::new(|_: &Params, _, _| Box::new(NewReno::new(NewRenoConfig::default())) as Box<dyn CongestionControl>);
     let e = external::register("cubic", "", "", vec![], "", f.clone()).unwrap_err();
     assert!(e.contains("built-in"), "{e}");
     assert!(external::register(" ", "", "", vec![], "", f.clone()).is_err());

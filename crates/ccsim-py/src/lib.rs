@@ -15,15 +15,23 @@ use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+mod pycc;
+
 fn parse(scenario_json: &str) -> PyResult<AnyScenario> {
     AnyScenario::from_json_str(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Turn a Rust panic (a bug) into a Python RuntimeError instead of printing panic text.
+/// Turn a Rust panic (a bug) into a Python RuntimeError instead of printing panic text; a
+/// Python algorithm's failure (which unwinds the run with `pycc::HookError`) comes back as the
+/// AlgorithmError it carries.
 fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(e) => {
+            let e = match e.downcast::<pycc::HookError>() {
+                Ok(h) => return Err(h.0),
+                Err(e) => e,
+            };
             let msg = e
                 .downcast_ref::<String>()
                 .cloned()
@@ -395,12 +403,17 @@ fn params_json(params: &[cc::ParamSpec]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Every algorithm with its parameters, as JSON.
+/// Every algorithm with its parameters, as JSON: the built-ins, then those registered from
+/// Python (`"registered": true`).
 #[pyfunction]
 fn algorithms() -> String {
     let list: Vec<serde_json::Value> = cc::ALGORITHMS
         .iter()
-        .map(|a| serde_json::json!({"name": a.name, "summary": a.summary, "source": a.source, "params": params_json(a.params)}))
+        .map(|a| (a, false))
+        .chain(cc::external::infos().into_iter().map(|a| (a, true)))
+        .map(|(a, registered)| {
+            serde_json::json!({"name": a.name, "summary": a.summary, "source": a.source, "params": params_json(a.params), "registered": registered})
+        })
         .collect();
     serde_json::Value::from(list).to_string()
 }
@@ -429,5 +442,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_link, m)?)?;
+    m.add_function(wrap_pyfunction!(pycc::register_cc, m)?)?;
+    m.add_function(wrap_pyfunction!(pycc::unregister_cc, m)?)?;
+    m.add_function(wrap_pyfunction!(pycc::registered_ccs, m)?)?;
+    m.add("AlgorithmError", m.py().get_type::<pycc::AlgorithmError>())?;
+    m.add_class::<pycc::PySock>()?;
+    m.add_class::<pycc::PyAckSample>()?;
+    m.add_class::<pycc::PyRateSample>()?;
     Ok(())
 }

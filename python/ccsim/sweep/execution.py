@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .. import _core, store, store_check
+from .. import _core, cc, store, store_check
 from .spec import RunSpec
 
 @dataclass
@@ -200,6 +200,8 @@ def execute(
             "model_version": _core.MODEL_VERSION,
             # (bytes, origin) when set explicitly; else each worker takes its machine's default.
             "memory_limit": explicit_limit,
+            # Python algorithms the scenario names: their source travels with the run.
+            "cc_modules": cc.modules_for(s.scenario),
         }
 
     todo: list[tuple[RunSpec, str, dict[str, Any]]] = []

@@ -14,7 +14,7 @@ import json
 import operator
 from typing import Any, Callable, Mapping, Sequence
 
-from .. import _core, store
+from .. import _core, cc, store
 from ..scenario import PathLike, Scenario, ScenarioError, _check_depth, _cut, _short_repr, _split_path, int_text
 from ..scenario import load as _load_scenario
 from . import table as sweep_table
@@ -113,6 +113,10 @@ def expand(
                 raise fail(f"sweep.{_cut(path)}: {exc}") from None
         data = sc.to_dict()
         data.pop("seed", None)
+        try:
+            cc.resolve_references(data, base_sc.source.parent if base_sc.source is not None else None)
+        except cc.AlgorithmError as exc:
+            raise fail(str(exc)) from exc.__cause__
         try:
             _core.validate(Scenario.from_dict(data).to_json())
         except (ValueError, ScenarioError) as exc:

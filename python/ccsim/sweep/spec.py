@@ -72,14 +72,21 @@ class RunSpec:
         16 hex digits."""
         cached = self.__dict__.get("_key")
         if cached is None:
-            cached = _key(self._normalized, self.seed, self.timeseries)
+            cached = _key(self._normalized, self.seed, self.timeseries, self._cc_hashes)
             object.__setattr__(self, "_key", cached)
         return cached
 
     @property
     def _twin_key(self) -> str:
         """The key of the same run with the other ``timeseries`` flag."""
-        return _key(self._normalized, self.seed, not self.timeseries)
+        return _key(self._normalized, self.seed, not self.timeseries, self._cc_hashes)
+
+    @property
+    def _cc_hashes(self) -> dict[str, str]:
+        """Content hash of each Python algorithm the scenario names (none for built-ins)."""
+        from .. import cc
+
+        return cc.hashes_for(self.scenario)
 
     @property
     def _normalized(self) -> Any:
@@ -97,12 +104,14 @@ class RunSpec:
         return cached
 
 
-def _key(normalized: Any, seed: int, timeseries: bool) -> str:
+def _key(normalized: Any, seed: int, timeseries: bool, cc_hashes: dict[str, str] | None = None) -> str:
     import hashlib
 
+    doc = {"scenario": normalized, "seed": seed, "timeseries": bool(timeseries), "model_version": _core.MODEL_VERSION}
+    if cc_hashes:  # Python algorithms: their modules' content (absent otherwise: keys unchanged)
+        doc["cc_modules"] = cc_hashes
     text = json.dumps(
-        {"scenario": normalized, "seed": seed, "timeseries": bool(timeseries),
-         "model_version": _core.MODEL_VERSION},
+        doc,
         sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

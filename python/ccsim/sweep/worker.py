@@ -44,6 +44,10 @@ def run_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
         limit = payload.get("memory_limit") or limits.default_limit(
             payload.get("memory_share") or os.cpu_count() or 1)
         # Without time series requested, none is recorded (the run is otherwise the same).
+        if payload.get("cc_modules"):
+            from .. import cc
+
+            cc.install(payload["cc_modules"])
         result = _simulate(payload["scenario"], payload["seed"], timeseries=bool(payload["timeseries"]),
                            memory_limit=tuple(limit))
         out: dict[str, Any] = {"key": key, "ok": True}

@@ -13,8 +13,9 @@ use super::{AlgorithmInfo, CongestionControl, ParamSpec, Params, ALGORITHMS};
 use crate::rng::Rng;
 use std::sync::{Arc, RwLock};
 
-/// Builds one controller for a flow from its validated parameters and its own random stream.
-pub type Factory = Arc<dyn Fn(&Params, Rng) -> Box<dyn CongestionControl> + Send + Sync>;
+/// Builds one controller for a flow from its validated parameters, its own random stream and
+/// the flow's index in the run (for the controller's error messages).
+pub type Factory = Arc<dyn Fn(&Params, Rng, usize) -> Box<dyn CongestionControl> + Send + Sync>;
 
 /// A parameter of a registered algorithm, owned (the registry turns it into a [`ParamSpec`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -123,7 +124,7 @@ pub fn infos() -> Vec<&'static AlgorithmInfo> {
 }
 
 /// A controller of the registered algorithm `name`, or None if there is none of that name.
-pub fn build(name: &str, params: &Params, rng: Rng) -> Option<Box<dyn CongestionControl>> {
+pub fn build(name: &str, params: &Params, rng: Rng, flow: usize) -> Option<Box<dyn CongestionControl>> {
     let factory = REGISTRY.read().unwrap_or_else(|e| e.into_inner()).iter().find(|e| e.info.name == name).map(|e| e.factory.clone())?;
-    Some(factory(params, rng))
+    Some(factory(params, rng, flow))
 }

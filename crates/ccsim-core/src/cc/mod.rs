@@ -400,8 +400,9 @@ pub fn names() -> Vec<&'static str> {
     v
 }
 
-/// Build an algorithm from its name and validated parameters. `rng` is the flow's own stream.
-pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl> {
+/// Build an algorithm from its name and validated parameters. `rng` is the flow's own stream;
+/// `flow` the flow's index in the run (registered algorithms name it in their errors).
+pub fn build(name: &str, params: &Params, rng: Rng, flow: usize) -> Box<dyn CongestionControl> {
     match name {
         "newreno" => Box::new(newreno::NewReno::new(newreno::NewRenoConfig::from_params(params))),
         "cubic" => Box::new(cubic::Cubic::new(cubic::CubicConfig::from_params(params))),
@@ -414,6 +415,6 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
-        _ => external::build(name, params, rng).expect("algorithm names are validated by the scenario"),
+        _ => external::build(name, params, rng, flow).expect("algorithm names are validated by the scenario"),
     }
 }
