@@ -445,6 +445,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pycc::register_cc, m)?)?;
     m.add_function(wrap_pyfunction!(pycc::unregister_cc, m)?)?;
     m.add_function(wrap_pyfunction!(pycc::registered_ccs, m)?)?;
+    m.add_function(wrap_pyfunction!(pycc::trace_builtin, m)?)?;
+    m.add_function(wrap_pyfunction!(pycc::take_trace, m)?)?;
     m.add("AlgorithmError", m.py().get_type::<pycc::AlgorithmError>())?;
     m.add_class::<pycc::PySock>()?;
     m.add_class::<pycc::PyAckSample>()?;

@@ -629,3 +629,115 @@ pub fn unregister_cc(name: &str) -> bool {
 pub fn registered_ccs() -> Vec<&'static str> {
     external::names()
 }
+
+// -- hook tracing (tests: the order the engine calls a built-in's hooks) ----------------------
+
+/// One traced hook call: (flow, simulated time in ns, hook, its argument or -1).
+type TraceEntry = (usize, u64, &'static str, i64);
+
+static TRACE: Mutex<Vec<TraceEntry>> = Mutex::new(Vec::new());
+
+fn trace(flow: usize, now: u64, hook: &'static str, arg: i64) {
+    TRACE.lock().unwrap_or_else(|e| e.into_inner()).push((flow, now, hook, arg));
+}
+
+/// A built-in algorithm whose every hook call is logged before it is forwarded.
+struct Traced {
+    inner: Box<dyn CongestionControl>,
+    name: &'static str,
+    flow: usize,
+}
+
+impl CongestionControl for Traced {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn init(&mut self, s: &mut SockState) {
+        trace(self.flow, s.now, "init", -1);
+        self.inner.init(s)
+    }
+    fn ssthresh(&mut self, s: &mut SockState) -> u32 {
+        trace(self.flow, s.now, "ssthresh", -1);
+        self.inner.ssthresh(s)
+    }
+    fn cong_avoid(&mut self, s: &mut SockState, acked: u32) {
+        trace(self.flow, s.now, "cong_avoid", acked as i64);
+        self.inner.cong_avoid(s, acked)
+    }
+    fn set_state(&mut self, s: &mut SockState, new: CaState) {
+        trace(self.flow, s.now, "set_state", ca_state_int(new) as i64);
+        self.inner.set_state(s, new)
+    }
+    fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
+        trace(self.flow, s.now, "cwnd_event", if ev == CaEvent::TxStart { 0 } else { 1 });
+        self.inner.cwnd_event(s, ev)
+    }
+    fn pkts_acked(&mut self, s: &mut SockState, a: &AckSample) {
+        trace(self.flow, s.now, "pkts_acked", a.pkts_acked as i64);
+        self.inner.pkts_acked(s, a)
+    }
+    fn in_ack_event(&mut self, s: &mut SockState, flags: u32) {
+        trace(self.flow, s.now, "in_ack_event", flags as i64);
+        self.inner.in_ack_event(s, flags)
+    }
+    fn has_cong_control(&self) -> bool {
+        self.inner.has_cong_control()
+    }
+    fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
+        trace(self.flow, s.now, "cong_control", rs.delivered);
+        self.inner.cong_control(s, rs)
+    }
+    fn undo_cwnd(&mut self, s: &mut SockState) -> u32 {
+        trace(self.flow, s.now, "undo_cwnd", -1);
+        self.inner.undo_cwnd(s)
+    }
+    fn wants_pacing(&self) -> bool {
+        self.inner.wants_pacing()
+    }
+    fn needs_ecn(&self) -> bool {
+        self.inner.needs_ecn()
+    }
+    fn ecn_codepoint(&self) -> ccsim_core::net::Ecn {
+        self.inner.ecn_codepoint()
+    }
+    fn telemetry(&self) -> CcTelemetry {
+        self.inner.telemetry()
+    }
+}
+
+/// Register `<builtin>+trace`: the built-in algorithm with every hook call logged (read with
+/// [`take_trace`]). For tests of the hook order.
+#[pyfunction]
+pub fn trace_builtin(builtin: &str) -> PyResult<String> {
+    let info = ccsim_core::cc::ALGORITHMS
+        .iter()
+        .find(|a| a.name == builtin)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown built-in algorithm {builtin:?}")))?;
+    let name = intern_static(&format!("{builtin}+trace"));
+    let inner_name = info.name;
+    let decls = info
+        .params
+        .iter()
+        .map(|p| ParamDecl {
+            name: p.name.into(),
+            default: p.default,
+            min: p.min,
+            max: p.max,
+            unit: p.unit.into(),
+            integer: p.integer,
+            boolean: p.boolean,
+            doc: p.doc.into(),
+        })
+        .collect();
+    let factory: external::Factory = Arc::new(move |p: &Params, rng: Rng, flow: usize| {
+        Box::new(Traced { inner: ccsim_core::cc::build(inner_name, p, rng, flow), name, flow }) as Box<dyn CongestionControl>
+    });
+    external::register(name, info.summary, info.source, decls, "trace", factory).map_err(PyValueError::new_err)?;
+    Ok(name.to_string())
+}
+
+/// The traced hook calls since the last call, as (flow, now_ns, hook, arg) tuples.
+#[pyfunction]
+pub fn take_trace() -> Vec<TraceEntry> {
+    std::mem::take(&mut *TRACE.lock().unwrap_or_else(|e| e.into_inner()))
+}
