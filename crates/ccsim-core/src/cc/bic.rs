@@ -20,7 +20,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("max_increment", 16.0, 1.0, 2_147_483_647.0, "pkts", "Largest increase per RTT during the binary search and max probing (tcp_bic.c, at least 1)."),
     ParamSpec::int("low_window", 14.0, 0.0, 1_000_000.0, "pkts", "At or below this cwnd BIC is Reno: +1 per RTT, halve on loss (tcp_bic.c)."),
     ParamSpec::int("beta", 819.0, 1.0, 1024.0, "1/1024", "Kept fraction of cwnd on loss above low_window, x1024 (819 = 0.8; tcp_bic.c)."),
-    ParamSpec::int("initial_ssthresh", 0.0, 0.0, 2_147_483_647.0, "pkts", "Initial slow-start threshold; 0 = none (tcp_bic.c; 100 before Linux 2.6.26)."),
+    ParamSpec::int("initial_ssthresh", 0.0, 0.0, 2_147_483_647.0, "pkts", "Initial slow-start threshold; 0 = none (tcp_bic.c; older kernels had 100)."),
     ParamSpec::int("smooth_part", 20.0, 1.0, 1_000_000.0, "RTTs", "Near the target (within B = 4 packets) grow by B / smooth_part per RTT (tcp_bic.c)."),
 ];
 
