@@ -64,10 +64,12 @@ class CaState(IntEnum):
 
 
 class CaEvent(IntEnum):
-    """``cwnd_event``'s argument (Linux ``enum tcp_ca_event``, the events the engine raises)."""
+    """``cwnd_event``'s argument: Linux ``enum tcp_ca_event``, with Linux's values, the events
+    the engine raises."""
 
     TX_START = 0
-    LOSS = 1
+    COMPLETE_CWR = 2
+    LOSS = 3
 
 
 class AlgorithmError(ScenarioError):

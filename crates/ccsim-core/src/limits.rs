@@ -623,6 +623,12 @@ mod tests {
             ("chd", include_str!("cc/chd.rs")),
             ("cdg", include_str!("cc/cdg.rs")),
             ("dctcp", include_str!("cc/dctcp.rs")),
+            ("westwood", include_str!("cc/westwood.rs")),
+            ("htcp", include_str!("cc/htcp.rs")),
+            ("bic", include_str!("cc/bic.rs")),
+            ("highspeed", include_str!("cc/highspeed.rs")),
+            ("scalable", include_str!("cc/scalable.rs")),
+            ("hybla", include_str!("cc/hybla.rs")),
         ];
         let mut names: Vec<&str> = sources.iter().map(|s| s.0).collect();
         names.sort();
@@ -634,7 +640,7 @@ mod tests {
             assert_eq!(code.contains(".record("), LOGGING_ALGORITHMS.contains(name), "{name}");
         }
         // Helpers shared by several algorithms do not record.
-        for (file, src) in [("ertt.rs", include_str!("cc/ertt.rs")), ("mod.rs", include_str!("cc/mod.rs"))] {
+        for (file, src) in [("ertt.rs", include_str!("cc/ertt.rs")), ("mod.rs", include_str!("cc/mod.rs")), ("jiffies.rs", include_str!("cc/jiffies.rs"))] {
             let code = src.split("#[cfg(test)]").next().unwrap();
             assert!(!code.contains(".record("), "{file}");
         }

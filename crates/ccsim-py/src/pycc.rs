@@ -52,6 +52,15 @@ fn ca_state_int(s: CaState) -> u8 {
     }
 }
 
+/// Linux's `enum tcp_ca_event` values (`ccsim.CaEvent`).
+fn ca_event_int(e: CaEvent) -> u8 {
+    match e {
+        CaEvent::TxStart => 0,
+        CaEvent::CompleteCwr => 2,
+        CaEvent::Loss => 3,
+    }
+}
+
 /// An integer in [lo, hi] from a Python value (not a bool, not a float): `what` names it.
 fn int_in(v: &Bound<'_, PyAny>, what: &str, lo: i128, hi: i128) -> PyResult<i128> {
     let accepted = format!("accepted: an integer in [{lo}, {hi}]");
@@ -448,10 +457,7 @@ impl CongestionControl for PyCc {
     }
     fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
         if self.class.hooks.cwnd_event {
-            let e: u8 = match ev {
-                CaEvent::TxStart => 0,
-                CaEvent::Loss => 1,
-            };
+            let e = ca_event_int(ev);
             self.call(s, "cwnd_event", |py, o, sock| o.call_method1(intern!(py, "cwnd_event"), (sock, e)).map(drop));
         }
     }
@@ -669,7 +675,7 @@ impl CongestionControl for Traced {
         self.inner.set_state(s, new)
     }
     fn cwnd_event(&mut self, s: &mut SockState, ev: CaEvent) {
-        trace(self.flow, s.now, "cwnd_event", if ev == CaEvent::TxStart { 0 } else { 1 });
+        trace(self.flow, s.now, "cwnd_event", ca_event_int(ev) as i64);
         self.inner.cwnd_event(s, ev)
     }
     fn pkts_acked(&mut self, s: &mut SockState, a: &AckSample) {

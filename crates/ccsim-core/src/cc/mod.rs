@@ -17,6 +17,7 @@ pub mod bbr;
 pub mod bbr_expire;
 pub mod bbr_rtprop;
 pub mod bbrplus;
+pub mod bic;
 pub mod cdg;
 pub mod chd;
 pub mod cubic;
@@ -24,9 +25,15 @@ pub mod dctcp;
 pub mod ertt;
 pub mod external;
 pub mod hd;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
+pub mod jiffies;
 pub mod newreno;
 pub mod params;
+pub mod scalable;
 pub mod ucc;
+pub mod westwood;
 
 use crate::rng::Rng;
 use crate::time::Time;
@@ -60,6 +67,9 @@ pub enum CaEvent {
     TxStart,
     /// An RTO fired (before `set_state(Loss)`).
     Loss,
+    /// A window reduction (Recovery, or the CWR of an ECE) ended with cwnd = ssthresh
+    /// (`tcp_end_cwnd_reduction`; not raised for algorithms with `cong_control`).
+    CompleteCwr,
 }
 
 /// The socket state a congestion controller may read and write: Linux's `struct tcp_sock`
@@ -386,7 +396,8 @@ pub struct AlgorithmInfo {
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] =
-    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO];
+    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO,
+      westwood::INFO, htcp::INFO, bic::INFO, highspeed::INFO, scalable::INFO, hybla::INFO];
 
 /// A built-in algorithm, or one registered while the program runs ([`external`]).
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
@@ -415,6 +426,12 @@ pub fn build(name: &str, params: &Params, rng: Rng, flow: usize) -> Box<dyn Cong
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
+        "westwood" => Box::new(westwood::Westwood::new()),
+        "htcp" => Box::new(htcp::Htcp::new(htcp::HtcpConfig::from_params(params))),
+        "bic" => Box::new(bic::Bic::new(bic::BicConfig::from_params(params))),
+        "highspeed" => Box::new(highspeed::HighSpeed::new()),
+        "scalable" => Box::new(scalable::Scalable::new(scalable::ScalableConfig::from_params(params))),
+        "hybla" => Box::new(hybla::Hybla::new(hybla::HyblaConfig::from_params(params))),
         _ => external::build(name, params, rng, flow).expect("algorithm names are validated by the scenario"),
     }
 }

@@ -813,10 +813,14 @@ impl Sender {
     }
 
     /// tcp_end_cwnd_reduction: PRR ends at ssthresh (an algorithm with its own cong_control
-    /// keeps its cwnd).
+    /// keeps its cwnd), then CA_EVENT_COMPLETE_CWR (Linux returns before both for
+    /// cong_control algorithms).
     fn end_cwnd_reduction(&mut self) {
         if !self.cc.has_cong_control() && self.sk.ssthresh < crate::cc::INFINITE_SSTHRESH {
             self.sk.cwnd = self.sk.ssthresh;
+        }
+        if !self.cc.has_cong_control() {
+            self.cc.cwnd_event(&mut self.sk, CaEvent::CompleteCwr);
         }
     }
 
