@@ -29,6 +29,14 @@ def _load_example(name: str):
     return mod
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _forget_registrations():
+    """Leave no registered algorithm behind for other test modules (their lists of names)."""
+    yield
+    for name in ccsim.cc.registered():
+        ccsim.unregister(name)
+
+
 @pytest.fixture(scope="module")
 def reno():
     mod = _load_example("reno")
