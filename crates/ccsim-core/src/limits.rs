@@ -623,6 +623,11 @@ mod tests {
             ("chd", include_str!("cc/chd.rs")),
             ("cdg", include_str!("cc/cdg.rs")),
             ("dctcp", include_str!("cc/dctcp.rs")),
+            ("vegas", include_str!("cc/vegas.rs")),
+            ("veno", include_str!("cc/veno.rs")),
+            ("yeah", include_str!("cc/yeah.rs")),
+            ("illinois", include_str!("cc/illinois.rs")),
+            ("lp", include_str!("cc/lp.rs")),
         ];
         let mut names: Vec<&str> = sources.iter().map(|s| s.0).collect();
         names.sort();

@@ -23,9 +23,14 @@ pub mod cubic;
 pub mod dctcp;
 pub mod ertt;
 pub mod hd;
+pub mod illinois;
+pub mod lp;
 pub mod newreno;
 pub mod params;
 pub mod ucc;
+pub mod vegas;
+pub mod veno;
+pub mod yeah;
 
 use crate::rng::Rng;
 use crate::time::Time;
@@ -385,7 +390,8 @@ pub struct AlgorithmInfo {
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] =
-    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO];
+    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO,
+    vegas::INFO, veno::INFO, yeah::INFO, illinois::INFO, lp::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -409,6 +415,11 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
+        "vegas" => Box::new(vegas::Vegas::new(vegas::VegasConfig::from_params(params))),
+        "veno" => Box::new(veno::Veno::new()),
+        "yeah" => Box::new(yeah::Yeah::new()),
+        "illinois" => Box::new(illinois::Illinois::new(illinois::IllinoisConfig::from_params(params))),
+        "lp" => Box::new(lp::Lp::new()),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
