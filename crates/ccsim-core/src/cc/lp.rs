@@ -18,13 +18,29 @@
 //! 1 ms tick, as Linux. TSval / TSecr are the ACK's (`AckSample::ts_val`, `ts_ecr`), Linux's
 //! `rx_opt.rcv_tsval` / `rcv_tsecr`. The receiver's clock runs at the sender's rate with an
 //! arbitrary offset (below 1000 s), where Linux offsets both clocks at random over 32 bits.
-//! Linux has no module parameters for LP.
+//! Linux has no module parameters for LP; `owd_scale_round` is a ccsim option (below).
+//!
+//! What Linux's arithmetic does here (measured, 10 Mbps / 40 ms, delayed ACKs, 1 ms ticks):
+//! - the remote-HZ estimate is noisy around 1000 (m = 1000 dTSval / dTSecr over successive
+//!   ACKs, each delta a few ticks) and often exceeds it; LP_RESOL / remote_hz is then 0 and the
+//!   OWD 0 - TSecr (about 2^32), whose x 8 wraps `sowd`: back-offs to 1 packet at random, and
+//!   a single flow uses 73-78 % of the link. `owd_scale_round = true` rounds the factor to 1.
+//! - the reset owd_max = sowd / 4 assumes the OWD is absolute; with the receiver's clock
+//!   offset (here below 1000 s; in Linux random over 32 bits) the next threshold is out of
+//!   reach, so after its first back-off LP is Reno: with `owd_scale_round` it takes 48 % against
+//!   NewReno and 10-36 % against CUBIC (1 BDP buffer), not the small share of the paper.
 
 use super::newreno::reno_cong_avoid;
-use super::{AckSample, AlgorithmInfo, CongestionControl, ParamSpec, SockState};
+use super::{AckSample, AlgorithmInfo, CongestionControl, ParamSpec, Params, SockState};
 use crate::time::SEC;
 
-pub const PARAMS: &[ParamSpec] = &[];
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::flag(
+        "owd_scale_round",
+        false,
+        "Scale the remote timestamps by LP_RESOL / remote_hz rounded to the nearest integer. Linux truncates (tcp_lp_owd_calculator): a remote-HZ estimate just above TCP_TS_HZ, which the estimator's noise gives often when both clocks tick at 1 kHz, makes the factor 0 and the OWD 0 - TSecr. A ccsim option, not a Linux one.",
+    ),
+];
 
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     name: "lp",
@@ -39,9 +55,25 @@ pub const LP_VALID_OWD: u32 = 1 << 1;
 pub const LP_WITHIN_THR: u32 = 1 << 3;
 pub const LP_WITHIN_INF: u32 = 1 << 4;
 
-/// Linux `struct lp`.
+#[derive(Debug, Clone, Default)]
+pub struct LpConfig {
+    pub owd_scale_round: bool,
+}
+
+impl LpConfig {
+    pub fn from_params(p: &Params) -> Self {
+        LpConfig { owd_scale_round: p.flag("owd_scale_round") }
+    }
+    /// Linux's tcp_lp.c (the defaults).
+    pub fn linux() -> Self {
+        Self::from_params(&Params::defaults(PARAMS))
+    }
+}
+
+/// Linux `struct lp` (and the ccsim option).
 #[derive(Debug, Clone, Default)]
 pub struct Lp {
+    pub cfg: LpConfig,
     pub flag: u32,
     /// Smoothed OWD x 8.
     pub sowd: u32,
@@ -69,15 +101,16 @@ fn time_stamp(s: &SockState) -> u32 {
 }
 
 impl Lp {
-    pub fn new() -> Self {
-        let mut lp = Lp::default();
+    pub fn new(cfg: LpConfig) -> Self {
+        let mut lp = Lp { cfg, ..Lp::default() };
         lp.reset();
         lp
     }
 
     /// tcp_lp_init.
     fn reset(&mut self) {
-        *self = Lp { owd_min: 0xffff_ffff, ..Lp::default() };
+        let cfg = std::mem::take(&mut self.cfg);
+        *self = Lp { cfg, owd_min: 0xffff_ffff, ..Lp::default() };
     }
 
     /// tcp_lp_remote_hz_estimator: remote HZ = EWMA (1/64) of TCP_TS_HZ x dTSval / dTSecr,
@@ -115,7 +148,12 @@ impl Lp {
         let resol = ts_hz(s); // LP_RESOL = TCP_TS_HZ
         let mut owd: i64 = 0;
         if self.flag & LP_VALID_RHZ != 0 {
-            owd = tsval.wrapping_mul(resol / self.remote_hz).wrapping_sub(tsecr.wrapping_mul(resol / ts_hz(s))) as i64;
+            let scale = if self.cfg.owd_scale_round {
+                (resol + self.remote_hz / 2) / self.remote_hz
+            } else {
+                resol / self.remote_hz
+            };
+            owd = tsval.wrapping_mul(scale).wrapping_sub(tsecr.wrapping_mul(resol / ts_hz(s))) as i64;
             if owd < 0 {
                 owd = -owd;
             }
@@ -247,7 +285,7 @@ mod tests {
     #[test]
     fn remote_hz_is_estimated_from_timestamp_deltas() {
         let s = sock(10);
-        let mut lp = Lp::new();
+        let mut lp = Lp::new(LpConfig::linux());
         // First sample: references only.
         lp.rtt_sample(&s, 5_000, 980);
         assert_eq!((lp.remote_hz, lp.flag & LP_VALID_RHZ), (0, 0));
@@ -266,7 +304,7 @@ mod tests {
     #[test]
     fn owd_is_tsval_minus_tsecr_at_the_local_rate_and_smoothed_by_an_eighth() {
         let s = sock(10);
-        let mut lp = Lp::new();
+        let mut lp = Lp::new(LpConfig::linux());
         lp.rtt_sample(&s, 5_000, 980);
         // remote_hz = 1000: owd = 5010 x (1000 / 1000) - 990 x 1 = 4020.
         lp.rtt_sample(&s, 5_010, 990);
@@ -288,7 +326,7 @@ mod tests {
         // owd_min = owd_max = sowd / 8: the threshold is the OWD itself, which is not below it.
         let mut s = sock(10);
         s.now = 1_000 * MS;
-        let mut lp = Lp::new();
+        let mut lp = Lp::new(LpConfig::linux());
         lp.pkts_acked(&mut s, &ack(5_000, 980));
         assert_eq!(s.cwnd, 10);
         lp.pkts_acked(&mut s, &ack(5_010, 990));
@@ -298,9 +336,27 @@ mod tests {
         assert_eq!(lp.inference, 30); // 3 x (1000 - 990)
     }
 
+    #[test]
+    fn owd_scale_round_keeps_the_owd_when_remote_hz_is_estimated_just_above_1000() {
+        let s = sock(10);
+        let mut lp = Lp::new(LpConfig { owd_scale_round: true, ..LpConfig::linux() });
+        lp.rtt_sample(&s, 5_000, 980);
+        lp.rtt_sample(&s, 5_010, 990);
+        // As in the test above, remote_hz becomes 1015; (1000 + 507) / 1015 = 1.
+        let owd = lp.owd_calculator(&s, 5_030, 1_000);
+        assert_eq!((lp.remote_hz, owd), (1015, 4030));
+        // 499 Hz: (1000 + 249) / 499 = 2 (truncation also gives 2); 667 Hz: 1 (truncation 1).
+        lp.remote_hz = 0;
+        lp.flag = 0;
+        lp.remote_ref_time = 5_000;
+        lp.local_ref_time = 1_000;
+        let owd = lp.owd_calculator(&s, 5_499, 2_000); // m = 1000 x 499 / 1000 = 499
+        assert_eq!((lp.remote_hz, owd), (499, 5_499 * 2 - 2_000));
+    }
+
     /// An LP whose OWD statistics are set by hand, at local time `now_ms`.
     fn lp_with(sowd: u32, owd_min: u32, owd_max: u32) -> Lp {
-        Lp { sowd: sowd * 8, owd_min, owd_max, owd_max_rsv: owd_max, ..Lp::new() }
+        Lp { sowd: sowd * 8, owd_min, owd_max, owd_max_rsv: owd_max, ..Lp::new(LpConfig::linux()) }
     }
 
     #[test]
@@ -311,7 +367,7 @@ mod tests {
         assert_eq!(lp_with(0, 100, 107).threshold(), 101);
         // Before any sample (min = 0xffffffff, max = 0): u32 wrap, 0xffffffff + 0: everything
         // is within.
-        assert_eq!(Lp::new().threshold(), 0xffff_ffff);
+        assert_eq!(Lp::new(LpConfig::linux()).threshold(), 0xffff_ffff);
     }
 
     #[test]

@@ -419,7 +419,7 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "veno" => Box::new(veno::Veno::new()),
         "yeah" => Box::new(yeah::Yeah::new()),
         "illinois" => Box::new(illinois::Illinois::new(illinois::IllinoisConfig::from_params(params))),
-        "lp" => Box::new(lp::Lp::new()),
+        "lp" => Box::new(lp::Lp::new(lp::LpConfig::from_params(params))),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
