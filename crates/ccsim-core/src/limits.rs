@@ -629,6 +629,11 @@ mod tests {
             ("highspeed", include_str!("cc/highspeed.rs")),
             ("scalable", include_str!("cc/scalable.rs")),
             ("hybla", include_str!("cc/hybla.rs")),
+            ("vegas", include_str!("cc/vegas.rs")),
+            ("veno", include_str!("cc/veno.rs")),
+            ("yeah", include_str!("cc/yeah.rs")),
+            ("illinois", include_str!("cc/illinois.rs")),
+            ("lp", include_str!("cc/lp.rs")),
         ];
         let mut names: Vec<&str> = sources.iter().map(|s| s.0).collect();
         names.sort();

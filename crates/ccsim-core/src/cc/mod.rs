@@ -28,11 +28,16 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 pub mod jiffies;
+pub mod illinois;
+pub mod lp;
 pub mod newreno;
 pub mod params;
 pub mod scalable;
 pub mod ucc;
 pub mod westwood;
+pub mod vegas;
+pub mod veno;
+pub mod yeah;
 
 use crate::rng::Rng;
 use crate::time::Time;
@@ -396,7 +401,8 @@ pub struct AlgorithmInfo {
 
 pub const ALGORITHMS: &[AlgorithmInfo] =
     &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO,
-      westwood::INFO, htcp::INFO, bic::INFO, highspeed::INFO, scalable::INFO, hybla::INFO];
+      westwood::INFO, htcp::INFO, bic::INFO, highspeed::INFO, scalable::INFO, hybla::INFO,
+      vegas::INFO, veno::INFO, yeah::INFO, illinois::INFO, lp::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -426,6 +432,11 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "highspeed" => Box::new(highspeed::HighSpeed::new()),
         "scalable" => Box::new(scalable::Scalable::new(scalable::ScalableConfig::from_params(params))),
         "hybla" => Box::new(hybla::Hybla::new(hybla::HyblaConfig::from_params(params))),
+        "vegas" => Box::new(vegas::Vegas::new(vegas::VegasConfig::from_params(params))),
+        "veno" => Box::new(veno::Veno::new()),
+        "yeah" => Box::new(yeah::Yeah::new()),
+        "illinois" => Box::new(illinois::Illinois::new(illinois::IllinoisConfig::from_params(params))),
+        "lp" => Box::new(lp::Lp::new(lp::LpConfig::from_params(params))),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
