@@ -19,12 +19,14 @@ pub mod bbr_rtprop;
 pub mod bbrplus;
 pub mod cdg;
 pub mod chd;
+pub mod copa;
 pub mod cubic;
 pub mod dctcp;
 pub mod ertt;
 pub mod hd;
 pub mod newreno;
 pub mod params;
+pub mod prague;
 pub mod ucc;
 
 use crate::rng::Rng;
@@ -385,7 +387,7 @@ pub struct AlgorithmInfo {
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] =
-    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO];
+    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO, prague::INFO, copa::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -409,6 +411,8 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
+        "prague" => Box::new(prague::Prague::new(prague::PragueConfig::from_params(params))),
+        "copa" => Box::new(copa::Copa::new(copa::CopaConfig::from_params(params))),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
