@@ -243,6 +243,10 @@ impl Copa {
     /// One RTT sample `rtt` at `now`, with the stack's `srtt` (0 before its first sample).
     pub fn on_rtt_sample(&mut self, now: Time, rtt: Time, srtt: Time) {
         let srtt = if srtt > 0 { srtt } else { rtt };
+        if !self.has_sample {
+            self.min_filter.reset(now, rtt);
+            self.max_filter.reset(now, rtt);
+        }
         self.rtt_min = self.min_filter.running_min(self.cfg.rtt_min_window, now, rtt);
         let max_win = (srtt as f64 * self.cfg.switch_rtts) as Time;
         let rtt_max = self.max_filter.running_max(max_win, now, rtt);
@@ -261,8 +265,11 @@ impl Copa {
             self.has_sample = true;
             self.last_nearly_empty = now;
         }
-        let threshold = (rtt_max - self.rtt_min) as f64 * self.cfg.empty_fraction;
-        if ((rtt - self.rtt_min) as f64) <= threshold {
+        // At least one packet time at the flow's own rate (RTTstanding/cwnd): a sample cannot
+        // resolve a queue below the spacing of the flow's own packets.
+        let packet_time = self.rtt_standing as f64 / self.cwnd.max(1.0);
+        let threshold = ((rtt_max - self.rtt_min) as f64 * self.cfg.empty_fraction).max(packet_time);
+        if self.slow_start || ((rtt - self.rtt_min) as f64) <= threshold {
             self.last_nearly_empty = now;
         }
     }
@@ -274,7 +281,10 @@ impl Copa {
         }
         let now = s.now;
         let stale = now - self.last_nearly_empty > (srtt as f64 * self.cfg.switch_rtts) as Time;
-        if stale && !self.competitive {
+        // Not while the flow is draining (its last window's cwnd went down): the queue may be
+        // its own (the overshoot of slow start, or of a competitive episode), which takes more
+        // than 5 RTTs to drain when it is more than ~20 packets (see the module comment).
+        if stale && !self.competitive && self.direction != -1 {
             self.competitive = true;
             self.delta = self.cfg.delta;
             self.last_delta_increase = now;
