@@ -415,3 +415,152 @@ impl CongestionControl for Copa {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copa() -> Copa {
+        let mut c = Copa::new(CopaConfig::default());
+        c.slow_start = false;
+        c
+    }
+
+    #[test]
+    fn target_rate_and_window_step() {
+        let mut c = copa();
+        // RTTmin 20 ms (at 0), then 22 ms 100 ms later: with srtt 20 ms the standing window is
+        // 10 ms, so RTTstanding = 22 ms, d_q = 2 ms.
+        c.on_rtt_sample(0, 20 * MS, 20 * MS);
+        c.on_rtt_sample(100 * MS, 22 * MS, 20 * MS);
+        assert_eq!((c.rtt_min, c.rtt_standing, c.queueing_delay()), (20 * MS, 22 * MS, 2 * MS));
+        // lambda_t = 1 / (0.5 x 0.002 s) = 1000 packets/s.
+        assert!((c.target_rate() - 1000.0).abs() < 1e-9);
+        // cwnd 20: lambda = 20 / 0.022 = 909 <= 1000: + v / (delta cwnd) = 1 / 10 per packet.
+        c.cwnd = 20.0;
+        c.step(1);
+        assert!((c.cwnd - 20.1).abs() < 1e-12);
+        // Two packets acked: twice the step.
+        c.cwnd = 20.0;
+        c.step(2);
+        assert!((c.cwnd - 20.2).abs() < 1e-12);
+        // cwnd 23: lambda = 1045 > 1000: - 1 / 11.5.
+        c.cwnd = 23.0;
+        c.step(1);
+        assert!((c.cwnd - (23.0 - 1.0 / 11.5)).abs() < 1e-12);
+        // A smaller RTT 5 ms later becomes RTTstanding at once; d_q = 0: infinite target.
+        c.on_rtt_sample(105 * MS, 20 * MS, 20 * MS);
+        assert_eq!(c.queueing_delay(), 0);
+        assert!(c.target_rate().is_infinite());
+        // Slow start doubles (cwnd += acked) until lambda exceeds lambda_t.
+        c.slow_start = true;
+        c.cwnd = 10.0;
+        c.step(3);
+        assert_eq!(c.cwnd, 13.0);
+    }
+
+    #[test]
+    fn rtt_standing_is_the_minimum_of_the_last_half_srtt() {
+        let mut c = copa();
+        c.on_rtt_sample(0, 30 * MS, 40 * MS);
+        c.on_rtt_sample(5 * MS, 35 * MS, 40 * MS);
+        c.on_rtt_sample(10 * MS, 33 * MS, 40 * MS);
+        assert_eq!(c.rtt_standing, 30 * MS, "30 ms is 10 ms old: inside srtt/2 = 20 ms");
+        c.on_rtt_sample(21 * MS, 34 * MS, 40 * MS);
+        assert_eq!(c.rtt_standing, 33 * MS, "30 ms (t = 0) has left the window; 35 ms was dominated");
+    }
+
+    #[test]
+    fn velocity_doubles_after_three_windows_in_one_direction_and_resets_on_a_change() {
+        let mut c = copa();
+        c.cwnd = 10.0;
+        c.cwnd_at_window_start = 10.0;
+        let mut seen = vec![];
+        for _ in 0..6 {
+            c.cwnd += 1.0;
+            c.end_window();
+            seen.push(c.velocity);
+        }
+        // Window 1 sets the direction; windows 2 and 3 repeat it; from window 4 v doubles.
+        assert_eq!(seen, [1.0, 1.0, 1.0, 2.0, 4.0, 8.0]);
+        c.cwnd -= 1.0;
+        c.end_window();
+        assert_eq!((c.velocity, c.direction), (1.0, -1));
+        // An unchanged window also resets.
+        c.end_window();
+        assert_eq!((c.velocity, c.direction), (1.0, 0));
+        // Without velocity, v stays 1.
+        let mut c = Copa::new(CopaConfig { velocity: false, ..CopaConfig::default() });
+        c.cwnd = 10.0;
+        c.cwnd_at_window_start = 10.0;
+        for _ in 0..6 {
+            c.cwnd += 1.0;
+            c.end_window();
+        }
+        assert_eq!(c.velocity, 1.0);
+        // v is capped at cwnd in the step: cwnd 4, v 8, delta 0.5, increasing: + 4 / 2 = 2.
+        let mut c = copa();
+        c.on_rtt_sample(0, 20 * MS, 20 * MS);
+        c.cwnd = 4.0;
+        c.velocity = 8.0;
+        c.step(1);
+        assert_eq!(c.cwnd, 6.0);
+    }
+
+    #[test]
+    fn competitive_mode_after_five_srtt_without_a_nearly_empty_queue() {
+        let mut c = copa();
+        let mut s = SockState::new(1448, 10);
+        let srtt = 20 * MS;
+        c.cwnd = 20.0;
+        c.on_rtt_sample(0, 20 * MS, srtt);
+        // A queue builds: 30 ms samples (RTTmax 30, threshold 20 + 1 ms; one packet time at
+        // this rate is 20 ms / 20 = 1 ms).
+        for i in 1..=10 {
+            c.on_rtt_sample(i * 10 * MS, 30 * MS, srtt);
+        }
+        // 21 ms is within 10 % of (30 - 20) = 1 ms of RTTmin: nearly empty at 100 ms.
+        c.on_rtt_sample(100 * MS, 21 * MS, srtt);
+        s.now = 200 * MS;
+        c.update_mode(&mut s, srtt);
+        assert!(!c.competitive, "exactly 5 srtt: not yet");
+        s.now = 200 * MS + 1;
+        c.direction = -1;
+        c.update_mode(&mut s, srtt);
+        assert!(!c.competitive, "not while cwnd is decreasing");
+        c.direction = 1;
+        c.update_mode(&mut s, srtt);
+        assert!(c.competitive);
+        assert_eq!(s.events.len(), 1);
+        assert_eq!((s.events[0].kind, s.events[0].value), ("copa_mode", 1.0));
+        assert_eq!(c.delta, 0.5);
+        // 1/delta + 1 per srtt: 3, 4, 5.
+        for k in 1..=3 {
+            s.now = 200 * MS + 1 + k * (srtt + 1);
+            c.update_mode(&mut s, srtt);
+            assert!((1.0 / c.delta - (2.0 + k as f64)).abs() < 1e-9, "{}", 1.0 / c.delta);
+        }
+        // A loss halves 1/delta (5 -> 2.5); another within an srtt does not.
+        c.on_loss(s.now, srtt);
+        assert!((1.0 / c.delta - 2.5).abs() < 1e-9);
+        c.on_loss(s.now + srtt, srtt);
+        assert!((1.0 / c.delta - 2.5).abs() < 1e-9);
+        // Never below 1/0.5 = 2.
+        c.on_loss(s.now + 2 * srtt + 1, srtt);
+        assert_eq!(c.delta, 0.5);
+        // A nearly empty sample: back to default mode, delta = 0.5.
+        c.delta = 0.1;
+        c.on_rtt_sample(s.now, 20 * MS, srtt);
+        c.update_mode(&mut s, srtt);
+        assert!(!c.competitive);
+        assert_eq!(c.delta, 0.5);
+        assert_eq!((s.events[1].kind, s.events[1].value), ("copa_mode", 0.0));
+        // With competitive = false nothing switches.
+        let mut c = Copa::new(CopaConfig { competitive: false, ..CopaConfig::default() });
+        c.slow_start = false;
+        c.on_rtt_sample(0, 20 * MS, srtt);
+        s.now = 10 * SEC;
+        c.update_mode(&mut s, srtt);
+        assert!(!c.competitive);
+    }
+}

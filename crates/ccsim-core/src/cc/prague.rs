@@ -639,3 +639,181 @@ impl CongestionControl for Prague {
         crate::net::Ecn::Ect1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+
+    /// An ECN connection, MSS 1448 (MTU 1500), cwnd `cwnd`, out of slow start.
+    fn sock(cwnd: u32) -> SockState {
+        let mut s = SockState::new(1448, 10);
+        s.ecn = true;
+        s.cwnd = cwnd;
+        s.ssthresh = cwnd;
+        s
+    }
+
+    fn prague(s: &mut SockState) -> Prague {
+        let mut p = Prague::new(PragueConfig::default());
+        p.init(s);
+        p
+    }
+
+    /// One round: `delivered` packets, `ce` of them CE-echoed; the round's end is passed.
+    fn round(p: &mut Prague, s: &mut SockState, delivered: u64, ce: u64) {
+        s.delivered += delivered;
+        s.delivered_ce += ce;
+        s.snd_una = s.snd_nxt;
+        s.snd_nxt += 100;
+        p.update_alpha(s);
+    }
+
+    #[test]
+    fn alpha_is_a_24_bit_ewma_kept_upscaled_by_16() {
+        let mut s = sock(100);
+        let mut p = prague(&mut s);
+        assert_eq!(p.upscaled_alpha, 0, "prague_alpha_mode 0: alpha starts at 0");
+        // Before the first mark alpha is not updated, whatever the counts say.
+        round(&mut p, &mut s, 10, 5);
+        assert_eq!(p.upscaled_alpha, 0);
+        p.saw_ce = true;
+        // F = 5/10: + (5 << 24) / 10 = 8,388,608; alpha = g F = 1/32 of 2^24 = 524,288.
+        round(&mut p, &mut s, 10, 5);
+        assert_eq!((p.upscaled_alpha, p.alpha()), (8_388_608, 524_288));
+        // F = 1: 8,388,608 - 8,388,608/16 + 2^24 = 24,641,536.
+        round(&mut p, &mut s, 10, 10);
+        assert_eq!(p.upscaled_alpha, 24_641_536);
+        // F = 3/7: + floor(3 x 2^24 / 7) = 7,190,235; - 24,641,536/16 = 1,540,096.
+        round(&mut p, &mut s, 7, 3);
+        assert_eq!(p.upscaled_alpha, 24_641_536 - 1_540_096 + 7_190_235);
+        // No marks: the remainder is kept (DCTCP's x1024 alpha would lose it): 30,291,675 -
+        // 1,893,229 (floor of /16) = 28,398,446.
+        round(&mut p, &mut s, 10, 0);
+        assert_eq!(p.upscaled_alpha, 28_398_446);
+        // All marked for long: alpha reaches 1 (2^24) and stays.
+        for _ in 0..300 {
+            round(&mut p, &mut s, 10, 10);
+        }
+        assert_eq!(p.alpha(), 1 << 24);
+    }
+
+    #[test]
+    fn the_first_mark_halves_and_marks_reduce_by_alpha_over_two() {
+        let mut s = sock(100);
+        let mut p = prague(&mut s);
+        assert_eq!(p.frac_cwnd, 100 << 20);
+        // The first CE echo (prague_alpha_mode 0): frac_cwnd = (frac_cwnd + 1) >> 1; the
+        // marked packet adds nothing.
+        s.delivered_ce = 1;
+        let rs = RateSample { acked_sacked: 1, ..RateSample::default() };
+        p.update_cwnd(&mut s, &rs);
+        assert_eq!((p.frac_cwnd, p.saw_ce), (50 << 20, true));
+        assert_eq!((s.cwnd, s.ssthresh), (99, 99), "cwnd steps down one packet per ACK");
+        // CWR with alpha = 1/2: frac_cwnd - (2^23 x frac_cwnd + 2^24) >> 25 = 3/4 of it.
+        p.upscaled_alpha = (1 << 23) << 4;
+        p.frac_cwnd = 100 << 20;
+        p.enter_cwr(&s);
+        assert_eq!(p.frac_cwnd, 75 << 20);
+        // alpha = 3/2^24: 3 x 100 x 2^20 / 2^25 = 9.375 -> 9 (rounded to nearest, not up).
+        p.upscaled_alpha = 3 << 4;
+        p.frac_cwnd = 100 << 20;
+        p.enter_cwr(&s);
+        assert_eq!(p.frac_cwnd, (100 << 20) - 9);
+        // Loss halves.
+        p.frac_cwnd = 101 << 20;
+        p.enter_loss(&s);
+        assert_eq!((p.frac_cwnd, p.in_loss), ((101 << 20) - (101 << 19), true));
+    }
+
+    #[test]
+    fn additive_increase_is_one_packet_per_window_before_rtt_independence() {
+        let mut s = sock(10);
+        let mut p = prague(&mut s);
+        s.srtt = 5 * MS;
+        p.round = 0;
+        p.update_ai_ack_increase(&s);
+        assert_eq!(p.ai_ack_increase, 1 << 20, "round < prague_rtt_transition: unscaled");
+        // One unmarked packet acked at frac_cwnd 10: 2^20 x 2^20 / (10 x 2^20) = 104,857.6
+        // -> 104,858 (rounded to nearest), x 1500 / 1500 (MTU = MSS 1448 + 52).
+        let rs = RateSample { acked_sacked: 1, ..RateSample::default() };
+        p.update_cwnd(&mut s, &rs);
+        assert_eq!(p.frac_cwnd, (10 << 20) + 104_858);
+        assert_eq!(s.cwnd, 11, "ceil(frac_cwnd)");
+    }
+
+    #[test]
+    fn rtt_independence_scales_the_increase_by_rtt_over_target_squared() {
+        let mut s = sock(10);
+        let mut p = prague(&mut s);
+        p.round = 4;
+        // Target 25 ms = 200,000 in 1/8 us. 5 ms: (40,000 / 200,000)^2 x 2^20 = 41,943.04.
+        // 10 ms: 0.16 x 2^20 = 167,772.16; 12.5 ms: 1/4; at and above the target: 2^20.
+        for (rtt_us, want) in [(5_000, 41_943), (10_000, 167_772), (12_500, 262_144), (25_000, 1 << 20), (50_000, 1 << 20)] {
+            let rtt_ns = rtt_us * 1000;
+            s.srtt = rtt_ns;
+            p.update_ai_ack_increase(&s);
+            assert_eq!(p.ai_ack_increase, want, "srtt {rtt_ns} ns");
+        }
+        // Over 100 ms (MAX_SCALED_RTT) and before the transition: unscaled.
+        s.srtt = 101 * MS;
+        p.update_ai_ack_increase(&s);
+        assert_eq!(p.ai_ack_increase, 1 << 20);
+        // Per-RTT rate growth: 5 ms flow: 0.04 packets per 5 ms RTT = 1/625 packet/ms^2 ...
+        // the same as a 25 ms flow's 1 packet per 25 ms RTT: 1/625.
+        let g5 = 41_943.04 / (1u64 << 20) as f64 / (5.0 * 5.0);
+        let g25 = 1.0 / (25.0 * 25.0);
+        assert!((g5 - g25).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rtt_independent_flows_reduce_and_update_alpha_at_most_once_per_target_rtt() {
+        let mut s = sock(100);
+        let mut p = prague(&mut s);
+        p.round = 4;
+        p.upscaled_alpha = (1 << 23) << 4;
+        s.now = 100 * MS;
+        p.enter_cwr(&s);
+        assert_eq!(p.frac_cwnd, 75 << 20);
+        s.now = 124 * MS;
+        p.enter_cwr(&s);
+        assert_eq!(p.frac_cwnd, 75 << 20, "24 ms after the last reduction: none");
+        s.now = 125 * MS;
+        p.enter_cwr(&s);
+        assert_eq!(p.frac_cwnd, (75 << 20) - ((75 << 20) >> 2), "25 ms after: 1/4 off");
+        // The EWMA: the round's end is passed, but 25 ms have not elapsed since the update.
+        p.alpha_stamp = 110_000;
+        s.snd_una = s.snd_nxt;
+        assert!(!p.should_update_ewma(&s));
+        s.now = 135 * MS;
+        assert!(p.should_update_ewma(&s));
+        // Not yet RTT independent (round < 4): every round.
+        p.round = 3;
+        s.now = 111 * MS;
+        assert!(p.should_update_ewma(&s));
+    }
+
+    #[test]
+    fn pacing_is_mtu_times_window_over_srtt_and_ect1_is_sent() {
+        let mut s = sock(100);
+        let mut p = prague(&mut s);
+        assert!(p.wants_pacing() && p.needs_ecn() && p.ecn_codepoint() == crate::net::Ecn::Ect1);
+        s.srtt = 20 * MS;
+        p.frac_cwnd = 100 << 20;
+        p.update_pacing_rate(&mut s);
+        // 8e6 x 1500 / 160,000 = 75,000 B/s per packet, x 100.
+        assert_eq!(s.pacing_rate, 7_500_000);
+        s.ssthresh = 202;
+        p.update_pacing_rate(&mut s);
+        assert_eq!(s.pacing_rate, 15_000_000, "doubled while cwnd < ssthresh / 2");
+    }
+
+    #[test]
+    fn without_ecn_it_is_reno() {
+        let mut s = sock(100);
+        s.ecn = false;
+        let mut p = prague(&mut s);
+        assert!(p.is_reno() && !p.needs_ecn() && !p.has_cong_control());
+        assert_eq!(p.ssthresh(&mut s), 50);
+    }
+}
