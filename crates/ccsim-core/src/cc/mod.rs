@@ -20,6 +20,7 @@ pub mod bbrplus;
 pub mod bic;
 pub mod cdg;
 pub mod chd;
+pub mod copa;
 pub mod cubic;
 pub mod dctcp;
 pub mod ertt;
@@ -27,16 +28,17 @@ pub mod hd;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
-pub mod jiffies;
 pub mod illinois;
+pub mod jiffies;
 pub mod lp;
 pub mod newreno;
 pub mod params;
+pub mod prague;
 pub mod scalable;
 pub mod ucc;
-pub mod westwood;
 pub mod vegas;
 pub mod veno;
+pub mod westwood;
 pub mod yeah;
 
 use crate::rng::Rng;
@@ -402,7 +404,8 @@ pub struct AlgorithmInfo {
 pub const ALGORITHMS: &[AlgorithmInfo] =
     &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO,
       westwood::INFO, htcp::INFO, bic::INFO, highspeed::INFO, scalable::INFO, hybla::INFO,
-      vegas::INFO, veno::INFO, yeah::INFO, illinois::INFO, lp::INFO];
+      vegas::INFO, veno::INFO, yeah::INFO, illinois::INFO, lp::INFO,
+      prague::INFO, copa::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -437,6 +440,8 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "yeah" => Box::new(yeah::Yeah::new()),
         "illinois" => Box::new(illinois::Illinois::new(illinois::IllinoisConfig::from_params(params))),
         "lp" => Box::new(lp::Lp::new(lp::LpConfig::from_params(params))),
+        "prague" => Box::new(prague::Prague::new(prague::PragueConfig::from_params(params))),
+        "copa" => Box::new(copa::Copa::new(copa::CopaConfig::from_params(params))),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
