@@ -14,6 +14,7 @@
 //! dispatch style is used everywhere: `Box<dyn CongestionControl>`, one virtual call per hook.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bbr_expire;
 pub mod bbr_rtprop;
 pub mod bbrplus;
@@ -418,7 +419,7 @@ pub struct AlgorithmInfo {
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] =
-    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO];
+    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO, bbr3::INFO];
 
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name == name)
@@ -442,6 +443,7 @@ pub fn build(name: &str, params: &Params, rng: Rng) -> Box<dyn CongestionControl
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
+        "bbr3" => Box::new(bbr3::Bbr3::new(bbr3::Bbr3Config::from_params(params), rng)),
         _ => unreachable!("algorithm names are validated by the scenario"),
     }
 }
