@@ -1431,3 +1431,448 @@ impl CongestionControl for Bbr3 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng;
+
+    fn setup(seed: u64) -> (Bbr3, SockState) {
+        setup_with(seed, Bbr3Config::default())
+    }
+
+    fn setup_with(seed: u64, cfg: Bbr3Config) -> (Bbr3, SockState) {
+        let mut s = SockState::new(1448, 10);
+        let mut b = Bbr3::new(cfg, rng::derive(seed, 99));
+        b.init(&mut s);
+        (b, s)
+    }
+
+    /// One ACK `dt_us` after the previous one delivering `pkts`, whose sample spans one `rtt_us`
+    /// and starts at `prior_delivered` (a new round when that is at the round's end).
+    #[allow(clippy::too_many_arguments)]
+    fn ack(b: &mut Bbr3, s: &mut SockState, dt_us: u64, pkts: u64, prior_delivered: u64, rtt_us: u64, losses: u32, lost: u32, tx_in_flight: u32, ce: u64) -> RateSample {
+        s.now += dt_us * US;
+        s.srtt = rtt_us * US;
+        s.delivered += pkts;
+        s.delivered_ce += ce;
+        s.delivered_mstamp = s.now;
+        s.lost += losses as u64;
+        let rs = RateSample {
+            prior_delivered,
+            prior_mstamp: Some(s.now - rtt_us * US),
+            delivered: (s.delivered - prior_delivered) as i64,
+            delivered_ce: ce as u32,
+            interval: (rtt_us * US) as i64,
+            rtt: (rtt_us * US) as i64,
+            acked_sacked: pkts as u32,
+            prior_in_flight: s.packets_in_flight(),
+            losses,
+            lost,
+            tx_in_flight,
+            is_ece: ce > 0,
+            ..RateSample::default()
+        };
+        b.cong_control(s, &rs);
+        rs
+    }
+
+    /// One round trip: `pkts` delivered over `rtt_us` by one ACK that starts a new round.
+    fn round(b: &mut Bbr3, s: &mut SockState, pkts: u64, rtt_us: u64) {
+        let prior = s.delivered;
+        ack(b, s, rtt_us, pkts, prior, rtt_us, 0, 0, pkts as u32, 0);
+    }
+
+    /// STARTUP with a flat `pkts` per round of `rtt_us` until PROBE_BW, with `pkts` in flight:
+    /// one round sets full_bw, three without 25 % growth fill the pipe (DRAIN), and one more
+    /// leaves DRAIN (on the fourth, bbr_packets_in_net_at_edt still counts a TSO burst for
+    /// STARTUP's pacing gain > 1).
+    fn warm(seed: u64, pkts: u64, rtt_us: u64) -> (Bbr3, SockState) {
+        let (mut b, mut s) = setup(seed);
+        s.packets_out = pkts as u32;
+        for _ in 0..4 {
+            round(&mut b, &mut s, pkts, rtt_us);
+        }
+        assert_eq!(b.mode, Mode::Drain);
+        round(&mut b, &mut s, pkts, rtt_us);
+        assert_eq!((b.mode, b.cycle_idx), (Mode::ProbeBw, BBR_BW_PROBE_CRUISE));
+        (b, s)
+    }
+
+    #[test]
+    fn gains_and_fractions_are_the_kernel_integers() {
+        let c = Bbr3Config::default();
+        assert_eq!((c.startup_pacing_gain, c.startup_cwnd_gain, c.drain_gain, c.cwnd_gain), (710, 512, 88, 512));
+        assert_eq!(c.pacing_gain, [320, 232, 256, 256]);
+        assert_eq!((c.beta, c.loss_thresh, c.inflight_headroom, c.probe_rtt_cwnd_gain), (76, 5, 38, 128));
+        assert_eq!((c.ecn_alpha_gain, c.ecn_alpha_init, c.ecn_factor, c.ecn_thresh, c.ecn_reprobe_gain), (16, 256, 85, 128, 128));
+        assert_eq!((c.full_bw_thresh, c.full_bw_cnt, c.full_loss_cnt, c.full_ecn_cnt), (320, 3, 6, 2));
+        assert_eq!((c.bw_probe_max_rounds, c.bw_probe_rand_rounds, c.bw_probe_base_us, c.bw_probe_rand_us), (63, 2, 2_000_000, 1_000_000));
+        assert_eq!((c.probe_rtt_win_ms, c.probe_rtt_mode_ms, c.min_rtt_win_sec, c.ecn_max_rtt_us), (5000, 200, 10, 5000));
+        assert!(!c.ecn_low, "Linux's route feature ecn_low is off by default");
+    }
+
+    #[test]
+    fn startup_drain_probe_bw_and_the_down_cruise_refill_up_down_cycle() {
+        let (mut b, mut s) = setup(1);
+        assert_eq!(b.mode, Mode::Startup);
+        s.packets_out = 500;
+        for pkts in [10, 20, 40, 80] {
+            round(&mut b, &mut s, pkts, 100_000);
+            assert_eq!((b.mode, b.pacing_gain, b.cwnd_gain), (Mode::Startup, 710, 512));
+        }
+        // 80 pkts / 100 ms = ceil(80 x 2^24 / 100000) = 13422; full_bw tracks each 25 % rise.
+        assert_eq!((b.full_bw, b.max_bw()), (13422, 13422));
+        round(&mut b, &mut s, 80, 100_000);
+        round(&mut b, &mut s, 80, 100_000);
+        assert!(!b.full_bw_reached && b.full_bw_cnt == 2);
+        round(&mut b, &mut s, 80, 100_000);
+        assert!(b.full_bw_reached && b.full_bw_now);
+        assert_eq!((b.mode, b.pacing_gain, b.cwnd_gain), (Mode::Drain, 88, 512), "500 in flight > BDP: DRAIN");
+        // ssthresh = bbr_inflight(max_bw, 1): BDP ceil(13422 x 100000 / 2^24) = 81 (v3's
+        // quantization budget is a floor of 3 TSO bursts, here 6, not an addition).
+        assert_eq!(b.bdp(b.max_bw(), BBR_UNIT), 81);
+        assert_eq!(s.ssthresh, 81);
+        // DRAIN ends once in flight <= 81: PROBE_BW starts in DOWN, which cruises on the same
+        // ACK since in flight is already at the BDP (and there is no inflight_hi yet).
+        s.packets_out = 100;
+        round(&mut b, &mut s, 80, 100_000);
+        assert_eq!(b.mode, Mode::Drain);
+        s.packets_out = 81;
+        round(&mut b, &mut s, 80, 100_000);
+        assert_eq!((b.mode, b.cycle_idx, b.pacing_gain, b.cwnd_gain), (Mode::ProbeBw, BBR_BW_PROBE_CRUISE, 256, 512));
+        // DOWN set ack_phase PROBE_STOPPING; this ACK starting a round ends it at once.
+        assert_eq!(b.ack_phase, AckPhase::Init);
+        let start = b.cycle_mstamp;
+        let wait = b.probe_wait_us as u64;
+        assert!((2_000_000..3_000_000).contains(&wait), "{wait}");
+        // CRUISE until the wall-clock wait has elapsed (63 rounds of 100 ms would be 6.3 s).
+        loop {
+            round(&mut b, &mut s, 80, 100_000);
+            if s.now / US - start <= wait {
+                assert_eq!(b.cycle_idx, BBR_BW_PROBE_CRUISE, "at {} us", s.now / US - start);
+            } else {
+                break;
+            }
+        }
+        assert_eq!((b.cycle_idx, b.pacing_gain, b.ack_phase), (BBR_BW_PROBE_REFILL, 256, AckPhase::Refilling));
+        assert!((b.bw_lo, b.inflight_lo) == (u32::MAX, u32::MAX));
+        // One round of REFILL, then UP: pacing 1.25, cwnd gain 2 + 0.25.
+        round(&mut b, &mut s, 80, 100_000);
+        assert_eq!((b.cycle_idx, b.pacing_gain, b.cwnd_gain), (BBR_BW_PROBE_UP, 320, 576));
+        assert!(b.bw_probe_samples);
+        assert_eq!((b.full_bw, b.full_bw_cnt), (13422, 0));
+        // UP ends when the bandwidth plateaus (three rounds without 25 % growth: full_bw_now).
+        round(&mut b, &mut s, 80, 100_000);
+        round(&mut b, &mut s, 80, 100_000);
+        assert_eq!(b.cycle_idx, BBR_BW_PROBE_UP);
+        round(&mut b, &mut s, 80, 100_000);
+        assert_eq!((b.cycle_idx, b.pacing_gain, b.cwnd_gain), (BBR_BW_PROBE_DOWN, 232, 512));
+        // DOWN holds 0.91 while in flight is above inflight(bw, 1) = 81, then cruises.
+        s.packets_out = 90;
+        round(&mut b, &mut s, 80, 100_000);
+        assert_eq!(b.cycle_idx, BBR_BW_PROBE_DOWN);
+        s.packets_out = 81;
+        round(&mut b, &mut s, 80, 100_000);
+        assert_eq!((b.cycle_idx, b.pacing_gain), (BBR_BW_PROBE_CRUISE, 256));
+    }
+
+    #[test]
+    fn probe_wait_is_two_to_three_seconds_and_its_draws_differ_by_seed() {
+        let mut waits = Vec::new();
+        for seed in 0..50 {
+            let (b, _) = warm(seed, 80, 100_000);
+            assert!((2_000_000..3_000_000).contains(&b.probe_wait_us));
+            assert!(b.rounds_since_probe < 2);
+            waits.push(b.probe_wait_us);
+        }
+        waits.sort();
+        waits.dedup();
+        assert!(waits.len() > 45);
+        assert!(waits[0] < 2_200_000 && *waits.last().unwrap() > 2_800_000, "spread over the second: {waits:?}");
+    }
+
+    #[test]
+    fn reno_coexistence_probes_after_min_63_target_inflight_rounds() {
+        // BDP 10 packets at 40 ms: target inflight ceil(4195 x 40000 / 2^24) = 11 packets, so
+        // the round bound is min(63, 11) = 11 rounds (440 ms), well before the 2-3 s clock.
+        for seed in 0..6 {
+            let (mut b, mut s) = warm(seed, 10, 40_000);
+            assert_eq!(b.target_inflight(&s), 11);
+            let r0 = b.rounds_since_probe;
+            let mut k = 0;
+            while b.cycle_idx == BBR_BW_PROBE_CRUISE {
+                round(&mut b, &mut s, 10, 40_000);
+                k += 1;
+            }
+            assert_eq!(b.cycle_idx, BBR_BW_PROBE_REFILL);
+            assert_eq!(k, 11 - r0, "seed {seed}: started at {r0}");
+        }
+        // A large BDP: 63 rounds at most.
+        let (mut b, mut s) = warm(7, 200, 20_000);
+        assert!(b.target_inflight(&s) > 63);
+        let r0 = b.rounds_since_probe;
+        let mut k = 0;
+        while b.cycle_idx == BBR_BW_PROBE_CRUISE {
+            round(&mut b, &mut s, 200, 20_000);
+            k += 1;
+        }
+        assert_eq!(k, 63 - r0);
+    }
+
+    /// In PROBE_UP with probe feedback (bw_probe_samples), as the cycle test gets there.
+    fn in_probe_up(seed: u64) -> (Bbr3, SockState) {
+        let (mut b, mut s) = warm(seed, 80, 100_000);
+        while b.cycle_idx != BBR_BW_PROBE_UP {
+            round(&mut b, &mut s, 80, 100_000);
+        }
+        assert!(b.bw_probe_samples && b.inflight_hi == u32::MAX);
+        (b, s)
+    }
+
+    #[test]
+    fn more_than_2_percent_loss_in_probe_up_cuts_inflight_hi_and_goes_down() {
+        // 1 lost of 100 in flight is below the threshold: floor(100 x 5 / 256) = 1 is allowed.
+        let (mut b, mut s) = in_probe_up(1);
+        let prior = s.delivered;
+        ack(&mut b, &mut s, 1000, 1, prior, 100_000, 1, 1, 100, 0);
+        assert_eq!((b.cycle_idx, b.inflight_hi), (BBR_BW_PROBE_UP, u32::MAX));
+        // 2 of 100: too high. inflight_hi = max(tx_in_flight, target_inflight x (1 - beta)):
+        // target = min(inflight(bw, 1), cwnd) = 81 + 2 (UP's budget) = 83; 83 x 180 / 256 = 58.
+        let (mut b, mut s) = in_probe_up(1);
+        assert_eq!(b.target_inflight(&s), 83);
+        let prior = s.delivered;
+        ack(&mut b, &mut s, 1000, 1, prior, 100_000, 2, 2, 50, 0);
+        assert_eq!(b.inflight_hi, 58);
+        assert_eq!((b.cycle_idx, b.prev_probe_too_high, b.bw_probe_samples), (BBR_BW_PROBE_DOWN, true, false));
+        // The cap applies at once: cwnd <= inflight_hi outside CRUISE.
+        assert_eq!(s.cwnd, 58);
+        // ... and with tx_in_flight above the cut it is tx_in_flight.
+        let (mut b, mut s) = in_probe_up(2);
+        let prior = s.delivered;
+        ack(&mut b, &mut s, 1000, 1, prior, 100_000, 3, 3, 100, 0);
+        assert_eq!(b.inflight_hi, 100);
+        // CRUISE leaves 15 % headroom: 100 - floor(100 x 38 / 256) = 86.
+        assert_eq!(b.inflight_with_headroom(), 86);
+    }
+
+    #[test]
+    fn a_lost_packet_cuts_inflight_hi_where_the_loss_rate_crossed_the_threshold() {
+        let (b, _) = setup(1);
+        // 2 lost before it among 99 in flight before it: budget ceil(99 x 5 / 256) = 2 is used up.
+        let rs = RateSample { tx_in_flight: 100, lost: 3, ..RateSample::default() };
+        assert_eq!(b.inflight_hi_from_lost_skb(&rs), 99);
+        // 299 before it, 2 lost: budget ceil(299 x 5 / 256) = 6; the prefix solving
+        // (2 + p) / (299 + p) = 5/256 is (6 - 2) x 256 / 251 = 4.
+        let rs = RateSample { tx_in_flight: 300, lost: 3, ..RateSample::default() };
+        assert_eq!(b.inflight_hi_from_lost_skb(&rs), 303);
+        // Through the hook, while probing: tp->lost - tx.lost = 10 - 7 = 3 of tx.in_flight 100.
+        let (mut b, mut s) = in_probe_up(3);
+        s.lost = 10;
+        b.skb_marked_lost(&mut s, &SkbTx { in_flight: 100, lost: 7, is_app_limited: false, has_delivered_mstamp: true });
+        assert_eq!(b.inflight_hi, 99);
+        assert_eq!(b.cycle_idx, BBR_BW_PROBE_DOWN);
+        // bbr_note_loss marked the round, but DOWN's new cycle resets the signals.
+        assert!(!b.loss_in_round && !b.loss_in_cycle);
+        // Not probing: only the loss round is noted.
+        let (mut b, mut s) = warm(3, 80, 100_000);
+        s.lost = 10;
+        b.skb_marked_lost(&mut s, &SkbTx { in_flight: 100, lost: 7, is_app_limited: false, has_delivered_mstamp: true });
+        assert_eq!(b.inflight_hi, u32::MAX);
+        assert_eq!(b.loss_round_delivered, s.delivered);
+    }
+
+    #[test]
+    fn a_loss_round_outside_probing_cuts_bw_lo_and_inflight_lo_by_beta() {
+        let (mut b, mut s) = warm(4, 80, 100_000);
+        s.cwnd = 100;
+        // A loss in a round (losses > 0), then the next loss round's start applies the cut:
+        // bw_lo = max(bw_latest, max_bw x 180/256), inflight_lo = max(inflight_latest, cwnd x 180/256).
+        let prior = s.delivered - 10;
+        ack(&mut b, &mut s, 1000, 1, prior, 100_000, 1, 1, 80, 0);
+        assert!(b.loss_in_round);
+        b.bw_latest = 0;
+        b.inflight_latest = 0;
+        let cwnd = s.cwnd;
+        round(&mut b, &mut s, 40, 100_000);
+        assert_eq!(b.inflight_lo, (cwnd.max(0) as u64 * 180 / 256).max(40) as u32);
+        assert_eq!(b.bw_lo, ((13422u64 * 180) >> 8).max(6711) as u32);
+        assert!(s.cwnd <= b.inflight_lo);
+    }
+
+    #[test]
+    fn probe_rtt_after_5_s_without_a_lower_rtt_at_half_the_bdp() {
+        let (mut b, mut s) = warm(5, 80, 100_000);
+        assert_eq!((b.min_rtt_us, b.probe_rtt_min_stamp), (100_000, 100));
+        // RTTs of 110 ms never refresh the 5 s filter: PROBE_RTT at the first ACK after 5.1 s.
+        while s.now + 110 * MS <= 5_100 * MS {
+            round(&mut b, &mut s, 80, 110_000);
+            assert_ne!(b.mode, Mode::ProbeRtt, "at {} ms", s.now / MS);
+        }
+        round(&mut b, &mut s, 80, 110_000);
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!(b.min_rtt_us, 100_000, "the 10 s min_rtt filter keeps 100 ms");
+        assert_eq!((b.probe_rtt_min_us, b.probe_rtt_min_stamp), (110_000, s.now / MS));
+        // cwnd = max(4, BDP x 0.5) = ceil(bw x 100000 x 128/256 / 2^24), where the bandwidth
+        // filter has moved on to the 110 ms rounds' ceil(80 x 2^24 / 110000) = 12202: 37.
+        assert_eq!(b.bw(), 12202);
+        let half = b.bdp(b.bw(), 128);
+        assert_eq!(half, 37);
+        assert_eq!(s.cwnd, 37);
+        assert_eq!((b.pacing_gain, b.cwnd_gain), (256, 256));
+        // In flight down to 37: 200 ms and a round, then back to PROBE_BW (CRUISE).
+        s.packets_out = 37;
+        round(&mut b, &mut s, 37, 100_000);
+        let done = b.probe_rtt_done_stamp;
+        assert_eq!(done, s.now / MS + 200);
+        while b.mode == Mode::ProbeRtt {
+            round(&mut b, &mut s, 37, 100_000);
+            assert!(s.now / MS <= done + 100);
+        }
+        assert!(s.now / MS > done);
+        assert_eq!((b.mode, b.cycle_idx), (Mode::ProbeBw, BBR_BW_PROBE_CRUISE));
+        assert_eq!(b.probe_rtt_min_stamp, s.now / MS, "next PROBE_RTT in 5 s");
+        assert!(s.cwnd >= b.prior_cwnd.min(b.inflight_with_headroom()));
+    }
+
+    #[test]
+    fn startup_exits_on_six_loss_events_in_a_recovery_round_with_high_loss() {
+        for events in [5, 6] {
+            let (mut b, mut s) = setup(6);
+            s.packets_out = 200;
+            for pkts in [10, 20, 40] {
+                round(&mut b, &mut s, pkts, 40_000);
+            }
+            assert_eq!(b.mode, Mode::Startup);
+            s.ca_state = CaState::Recovery;
+            // Within the loss round (samples from before its end), `events - 1` ACKs with losses.
+            let round_end = b.loss_round_delivered;
+            for _ in 0..events - 1 {
+                ack(&mut b, &mut s, 1000, 1, round_end - 5, 40_000, 1, 1, 80, 0);
+            }
+            assert_eq!(b.loss_events_in_round, events - 1);
+            // The round's end: another loss, with 10 lost of 80 in flight (> 2 %).
+            ack(&mut b, &mut s, 1000, 1, round_end, 40_000, 1, 10, 80, 0);
+            if events == 6 {
+                assert!(b.full_bw_reached);
+                assert_eq!(b.mode, Mode::Drain);
+                // inflight_hi = max(inflight(max_bw, 1), inflight_latest): ceil(40 x 2^24 /
+                // 40000) = 16778 -> BDP 41.
+                assert_eq!(b.inflight_hi, 41.max(b.inflight_latest));
+            } else {
+                assert!(!b.full_bw_reached);
+                assert_eq!((b.mode, b.loss_events_in_round), (Mode::Startup, 0));
+            }
+        }
+    }
+
+    #[test]
+    fn ecn_alpha_is_an_ewma_of_the_round_s_ce_ratio_and_two_high_rounds_end_startup() {
+        let cfg = Bbr3Config { ecn_low: true, ..Bbr3Config::default() };
+        let (mut b, mut s) = setup_with(8, cfg.clone());
+        s.ecn = true;
+        s.packets_out = 40;
+        // First round: no min_rtt yet when alpha would update: not ECN-eligible.
+        round(&mut b, &mut s, 10, 2000);
+        assert!(!b.ecn_eligible && b.ecn_alpha == 256);
+        // Round 2: eligible (min_rtt 2 ms <= 5 ms); 10 of 20 delivered since the start CE:
+        // ratio 128; alpha = 240 x 256 / 256 + 16 x 128 / 256 = 248.
+        let prior = s.delivered;
+        ack(&mut b, &mut s, 2000, 10, prior, 2000, 0, 0, 20, 10);
+        assert!(b.ecn_eligible);
+        assert_eq!((b.ecn_alpha, b.startup_ecn_rounds), (248, 1));
+        assert_eq!(b.mode, Mode::Startup);
+        // Round 3: all 10 CE: ratio 256; alpha = floor(240 x 248 / 256) + 16 = 248; a second
+        // round at >= 50 %: STARTUP ends (bbr_full_ecn_cnt = 2).
+        let prior = s.delivered;
+        ack(&mut b, &mut s, 2000, 10, prior, 2000, 0, 0, 20, 10);
+        assert_eq!((b.ecn_alpha, b.startup_ecn_rounds), (248, 2));
+        assert!(b.full_bw_reached);
+        assert_ne!(b.mode, Mode::Startup);
+        // Without ecn_low (Linux's default) or above 5 ms of min_rtt, ECN is ignored.
+        let (mut b, mut s) = setup(8);
+        s.ecn = true;
+        round(&mut b, &mut s, 10, 2000);
+        let prior = s.delivered;
+        ack(&mut b, &mut s, 2000, 10, prior, 2000, 0, 0, 20, 10);
+        assert!(!b.ecn_eligible && b.ecn_alpha == 256);
+        let (mut b, mut s) = setup_with(8, cfg);
+        s.ecn = true;
+        round(&mut b, &mut s, 10, 6000);
+        round(&mut b, &mut s, 10, 6000);
+        assert!(!b.ecn_eligible);
+    }
+
+    #[test]
+    fn an_ece_round_outside_probing_cuts_inflight_lo_by_alpha_over_3() {
+        let cfg = Bbr3Config { ecn_low: true, ..Bbr3Config::default() };
+        let (mut b, mut s) = setup_with(9, cfg);
+        s.ecn = true;
+        s.packets_out = 20;
+        for _ in 0..5 {
+            round(&mut b, &mut s, 20, 2000);
+        }
+        assert_eq!((b.mode, b.cycle_idx), (Mode::ProbeBw, BBR_BW_PROBE_CRUISE));
+        assert!(b.ecn_eligible);
+        b.ecn_alpha = 248;
+        let cwnd = s.cwnd;
+        // An ACK with ECE starting a round: first alpha takes the round's CE ratio (1 of 20:
+        // 256 / 20 = 12): floor(240 x 248 / 256) + floor(16 x 12 / 256) = 232; then at the
+        // loss round's start inflight_lo = cwnd x (256 - floor(232 x 85 / 256)) / 256 =
+        // cwnd x 179 / 256, and cwnd follows.
+        let prior = s.delivered;
+        ack(&mut b, &mut s, 2000, 20, prior, 2000, 0, 0, 20, 1);
+        assert_eq!(b.ecn_alpha, 232);
+        assert_eq!(b.inflight_lo, (cwnd as u64 * 179 / 256) as u32);
+        assert_eq!(s.cwnd, b.inflight_lo.max(4));
+        // CE above half of a sample's delivered packets is "inflight too high".
+        let rs = RateSample { delivered: 10, delivered_ce: 6, ..RateSample::default() };
+        assert!(b.is_inflight_too_high(&rs));
+        let rs = RateSample { delivered: 10, delivered_ce: 5, ..RateSample::default() };
+        assert!(!b.is_inflight_too_high(&rs));
+    }
+
+    #[test]
+    fn undo_restores_the_bounds_saved_at_ssthresh_and_returns_prior_cwnd() {
+        let (mut b, mut s) = warm(10, 80, 100_000);
+        b.bw_lo = 9000;
+        b.inflight_lo = 70;
+        b.inflight_hi = 90;
+        s.cwnd = 120;
+        let _ = b.ssthresh(&mut s);
+        assert_eq!((b.undo_bw_lo, b.undo_inflight_lo, b.undo_inflight_hi, b.prior_cwnd), (9000, 70, 90, 120));
+        // Losses then cut the model ...
+        b.bw_lo = 6000;
+        b.inflight_lo = 50;
+        b.inflight_hi = 60;
+        b.loss_in_round = true;
+        b.full_bw = 5;
+        // ... and the recovery proves spurious.
+        assert_eq!(b.undo_cwnd(&mut s), 120);
+        assert_eq!((b.bw_lo, b.inflight_lo, b.inflight_hi), (9000, 70, 90));
+        assert!(!b.loss_in_round && b.full_bw == 0 && !b.try_fast_path);
+    }
+
+    #[test]
+    fn an_rto_sets_inflight_lo_from_the_cwnd_before_it_and_leaving_loss_restores_cwnd() {
+        let (mut b, mut s) = warm(11, 80, 100_000);
+        s.cwnd = 150;
+        let _ = b.ssthresh(&mut s);
+        s.cwnd = 1;
+        b.set_state(&mut s, CaState::Loss);
+        assert_eq!(b.inflight_lo, 150);
+        assert_eq!(b.prev_ca_state, CaState::Loss);
+        b.set_state(&mut s, CaState::Open);
+        assert_eq!(s.cwnd, 150);
+    }
+
+    #[test]
+    fn tso_goal_adds_the_min_rtt_allowance_at_small_rtts() {
+        let (mut b, mut s) = setup(12);
+        s.pacing_rate = 1_250_000; // 10 Mbps: 1220 bytes per ms
+        b.min_rtt_us = 40_000;
+        assert_eq!(b.tso_segs_goal(&s), 2);
+        b.min_rtt_us = 2000; // 64 KB >> 3 = 8192 more bytes: (1220 + 8192) / 1448 = 6
+        assert_eq!(b.tso_segs_goal(&s), 6);
+    }
+}
