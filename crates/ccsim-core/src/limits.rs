@@ -623,6 +623,7 @@ mod tests {
             ("chd", include_str!("cc/chd.rs")),
             ("cdg", include_str!("cc/cdg.rs")),
             ("dctcp", include_str!("cc/dctcp.rs")),
+            ("bbr3", include_str!("cc/bbr3.rs")),
         ];
         let mut names: Vec<&str> = sources.iter().map(|s| s.0).collect();
         names.sort();
