@@ -636,6 +636,7 @@ mod tests {
             ("lp", include_str!("cc/lp.rs")),
             ("prague", include_str!("cc/prague.rs")),
             ("copa", include_str!("cc/copa.rs")),
+            ("bbr3", include_str!("cc/bbr3.rs")),
         ];
         let mut names: Vec<&str> = sources.iter().map(|s| s.0).collect();
         names.sort();
