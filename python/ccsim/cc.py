@@ -22,7 +22,8 @@ and is hashed into the stored runs' keys, so editing the file invalidates cached
 The hooks, their order and their arguments are the engine's (Linux's ``tcp_congestion_ops``;
 docs/python_cc.md): ``init(sock)``, ``ssthresh(sock) -> int``, ``cong_avoid(sock, acked)``,
 ``set_state(sock, state)``, ``cwnd_event(sock, event)``, ``pkts_acked(sock, sample)``,
-``in_ack_event(sock, flags)``, ``cong_control(sock, rs)``, ``undo_cwnd(sock) -> int``, and
+``in_ack_event(sock, flags)``, ``cong_control(sock, rs)``, ``skb_marked_lost(sock, skb)``,
+``undo_cwnd(sock) -> int``, and
 ``telemetry() -> dict``. Only the hooks a class overrides are called. ``sock`` has the fields
 of the engine's ``SockState`` (windows in packets, times in ns, rates in bytes per second);
 cwnd, ssthresh, cwnd_cnt, cwnd_clamp, pacing_rate and cwr_request are writable.
@@ -44,7 +45,7 @@ from .scenario import ScenarioError
 
 #: The hooks a class may override, in the engine's trait order.
 HOOKS = ("init", "ssthresh", "cong_avoid", "set_state", "cwnd_event", "pkts_acked", "in_ack_event",
-         "cong_control", "undo_cwnd", "telemetry")
+         "cong_control", "skb_marked_lost", "undo_cwnd", "telemetry")
 
 #: ``in_ack_event``'s flag for an ACK with ECE (Linux ``CA_ACK_ECE``).
 CA_ACK_ECE = 4
@@ -126,6 +127,9 @@ class CongestionControl:
         pass
 
     def cong_control(self, sock: Any, rs: Any) -> None:
+        pass
+
+    def skb_marked_lost(self, sock: Any, skb: Any) -> None:
         pass
 
     def undo_cwnd(self, sock: Any) -> int:

@@ -76,9 +76,8 @@ def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, fo
     console.print(_table(rep))
     for line in rep.store_notes:
         console.print(line, soft_wrap=True)
-    n_pass = sum(c.status == "PASS" for c in rep.claims)
     console.print(
-        f"{n_pass} of {len(rep.claims)} claims hold; report: {rep.out / 'report.md'} and report.html; "
+        f"{rep.claims_text()}; report: {rep.out / 'report.md'} and report.html; "
         f"figures in {rep.out / 'figures'}; {rep.elapsed:.1f} s"
     )
     errors = [o for o in rep.outcomes if o.error]

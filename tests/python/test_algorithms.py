@@ -78,3 +78,30 @@ def test_forced_expire_events_and_rho_telemetry(tmp_path):
     assert isinstance(plus.events, int) and plus.events > 0, "events stays the event count"
     out = plus.to_parquet(tmp_path / "run")
     assert (out / "cc_events.parquet").exists()
+
+
+def test_every_parameter_of_every_algorithm_is_range_checked():
+    """For each algorithm and each of its parameters: the default runs, and a value outside the
+    declared range (or not a bool for a flag) is refused naming the flow, the parameter and the
+    accepted range."""
+    checked = 0
+    for algo in ccsim.algorithms():
+        if algo.get("registered"):
+            continue
+        for p in algo["params"]:
+            if p["unit"] == "bool":
+                bad = 2
+            elif p["max"] is not None and p["max"] < 1e300:
+                bad = p["max"] * 2 + 1
+            elif p["min"] is not None and p["min"] > -1e300:
+                bad = p["min"] - 1
+            else:
+                continue
+            sc = ccsim.Scenario.from_dict({"duration": "1s", "bottleneck": {"rate": "10Mbps", "delay": "5ms", "buffer": "10pkt"},
+                                           "flows": [{"cc": algo["name"], "params": {p["name"]: bad}}]})
+            with pytest.raises(ccsim.ScenarioError) as e:
+                sc.validate()
+            msg = str(e.value)
+            assert f"flows[0].params.{p['name']}" in msg and p["range"] in msg, (algo["name"], p["name"], msg)
+            checked += 1
+    assert checked >= 100

@@ -140,6 +140,9 @@ class _Recorder(ccsim.CongestionControl):
     def in_ack_event(self, sock, flags):
         self.log.append((sock.now, "in_ack_event", flags))
 
+    def skb_marked_lost(self, sock, skb):
+        self.log.append((sock.now, "skb_marked_lost", skb.in_flight))
+
     def undo_cwnd(self, sock):
         self.log.append((sock.now, "undo_cwnd", -1))
         return max(sock.cwnd, sock.prior_cwnd)
@@ -167,6 +170,7 @@ def test_hooks_are_called_in_the_engines_order():
         assert _Recorder.log == rust
         hooks = {(h, a) for _, h, a in rust}
         # The sequence covers slow start, Recovery, an RTO (CA_EVENT_LOSS, then Loss) and Open.
+        assert any(h == "skb_marked_lost" for _, h, _ in rust)
         assert {("init", -1), ("set_state", int(ccsim.CaState.RECOVERY)), ("cwnd_event", int(ccsim.CaEvent.LOSS)),
                 ("set_state", int(ccsim.CaState.LOSS)), ("set_state", int(ccsim.CaState.OPEN)), ("ssthresh", -1)} <= hooks
         assert rust_res.summary.rto_count.sum() > 0 and rust_res.summary.fast_recoveries.sum() > 0

@@ -28,7 +28,7 @@ def quick_all(tmp_path_factory):
 def test_exit_zero_and_claim_table(quick_all):
     out, proc = quick_all
     assert proc.returncode == 0, proc.stderr
-    assert "claims hold" in proc.stdout
+    assert "seed claims hold" in proc.stdout and "beyond the seeds" in proc.stdout
     for status in ("PASS", "FAIL"):
         assert status in proc.stdout  # ccsim reports failing claims, it does not hide them
     assert "Traceback" not in proc.stderr

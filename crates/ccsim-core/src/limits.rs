@@ -79,7 +79,7 @@ pub const EVENT_ROW_BYTES: u64 = 300;
 
 /// Algorithms that record algorithm events ([`crate::cc::SockState::record`]); the others
 /// never do, except registered ones ([`crate::cc::external`]), which are counted as if they did. `tests::logging_algorithms_are_the_ones_that_record` keeps this list right.
-pub const LOGGING_ALGORITHMS: &[&str] = &["bbr-expire", "bbr-rtprop", "bbrplus", "cdg", "chd", "hd", "ucc"];
+pub const LOGGING_ALGORITHMS: &[&str] = &["bbr-expire", "bbr-rtprop", "bbrplus", "cdg", "chd", "copa", "hd", "ucc"];
 
 /// The memory a run needs, by part (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -629,6 +629,14 @@ mod tests {
             ("highspeed", include_str!("cc/highspeed.rs")),
             ("scalable", include_str!("cc/scalable.rs")),
             ("hybla", include_str!("cc/hybla.rs")),
+            ("vegas", include_str!("cc/vegas.rs")),
+            ("veno", include_str!("cc/veno.rs")),
+            ("yeah", include_str!("cc/yeah.rs")),
+            ("illinois", include_str!("cc/illinois.rs")),
+            ("lp", include_str!("cc/lp.rs")),
+            ("prague", include_str!("cc/prague.rs")),
+            ("copa", include_str!("cc/copa.rs")),
+            ("bbr3", include_str!("cc/bbr3.rs")),
         ];
         let mut names: Vec<&str> = sources.iter().map(|s| s.0).collect();
         names.sort();

@@ -451,5 +451,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pycc::PySock>()?;
     m.add_class::<pycc::PyAckSample>()?;
     m.add_class::<pycc::PyRateSample>()?;
+    m.add_class::<pycc::PySkbTx>()?;
     Ok(())
 }

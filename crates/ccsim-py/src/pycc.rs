@@ -15,7 +15,7 @@
 //!   its traceback. No Rust panic is involved, and Rust algorithms pay nothing for this.
 
 use ccsim_core::cc::external::{self, ParamDecl};
-use ccsim_core::cc::{AckSample, CaEvent, CaState, CcTelemetry, CongestionControl, Params, RateSample, SockState};
+use ccsim_core::cc::{AckSample, CaEvent, CaState, CcTelemetry, CongestionControl, Params, RateSample, SkbTx, SockState};
 use ccsim_core::rng::Rng;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -323,6 +323,19 @@ pub struct PyRateSample {
     is_app_limited: bool,
     is_retrans: bool,
     is_ack_delayed: bool,
+    tx_in_flight: u32,
+    prior_lost: u64,
+    lost: u32,
+    is_ece: bool,
+}
+
+/// `skb_marked_lost`'s segment (Rust `SkbTx`, Linux `tcp_skb_cb`'s `tx` fields).
+#[pyclass(name = "SkbTx", module = "ccsim._core", get_all, frozen)]
+pub struct PySkbTx {
+    in_flight: u32,
+    lost: u64,
+    is_app_limited: bool,
+    has_delivered_mstamp: bool,
 }
 
 /// Which hooks the class overrides.
@@ -336,6 +349,7 @@ struct Hooks {
     pkts_acked: bool,
     in_ack_event: bool,
     cong_control: bool,
+    skb_marked_lost: bool,
     undo_cwnd: bool,
     telemetry: bool,
 }
@@ -353,6 +367,7 @@ impl Hooks {
                 "pkts_acked" => h.pkts_acked = true,
                 "in_ack_event" => h.in_ack_event = true,
                 "cong_control" => h.cong_control = true,
+                "skb_marked_lost" => h.skb_marked_lost = true,
                 "undo_cwnd" => h.undo_cwnd = true,
                 "telemetry" => h.telemetry = true,
                 other => return Err(PyValueError::new_err(format!("unknown hook {other:?}"))),
@@ -494,10 +509,23 @@ impl CongestionControl for PyCc {
                 is_app_limited: rs.is_app_limited,
                 is_retrans: rs.is_retrans,
                 is_ack_delayed: rs.is_ack_delayed,
+                tx_in_flight: rs.tx_in_flight,
+                prior_lost: rs.prior_lost,
+                lost: rs.lost,
+                is_ece: rs.is_ece,
             };
             self.call(s, "cong_control", |py, o, sock| {
                 let r = Py::new(py, r)?;
                 o.call_method1(intern!(py, "cong_control"), (sock, r)).map(drop)
+            });
+        }
+    }
+    fn skb_marked_lost(&mut self, s: &mut SockState, tx: &SkbTx) {
+        if self.class.hooks.skb_marked_lost {
+            let t = PySkbTx { in_flight: tx.in_flight, lost: tx.lost, is_app_limited: tx.is_app_limited, has_delivered_mstamp: tx.has_delivered_mstamp };
+            self.call(s, "skb_marked_lost", |py, o, sock| {
+                let t = Py::new(py, t)?;
+                o.call_method1(intern!(py, "skb_marked_lost"), (sock, t)).map(drop)
             });
         }
     }
@@ -692,6 +720,10 @@ impl CongestionControl for Traced {
     fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
         trace(self.flow, s.now, "cong_control", rs.delivered);
         self.inner.cong_control(s, rs)
+    }
+    fn skb_marked_lost(&mut self, s: &mut SockState, tx: &SkbTx) {
+        trace(self.flow, s.now, "skb_marked_lost", tx.in_flight as i64);
+        self.inner.skb_marked_lost(s, tx)
     }
     fn undo_cwnd(&mut self, s: &mut SockState) -> u32 {
         trace(self.flow, s.now, "undo_cwnd", -1);

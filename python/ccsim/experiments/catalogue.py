@@ -63,6 +63,9 @@ class Experiment:
     timeseries: bool = False
     needs: tuple[str, ...] = ()
     runs_from: str | None = None
+    #: A comparison the seed papers could not make (ccsim's question, not a paper's claim):
+    #: reported apart from the seed claims.
+    beyond_seeds: bool = False
 
     @property
     def data_id(self) -> str:
@@ -410,6 +413,73 @@ def _e3_fig10_claim(d: Data) -> Verdict:
 def _e3_fig12_claim(d: Data) -> Verdict:
     b, u = _solo(d, "bbr"), _solo(d, "bbr-rtprop")
     return Verdict(u >= 0.95 * b, f"alone: BBR {fmt(b)}, RTprop update {fmt(u)} ({ratio_text(u, b)}; needs >= 0.95x)")
+
+
+# ---------------------------------------------------------------------------------------
+# Beyond the seeds: E2 and E3 with BBRv3 (google/bbr v3) in place of BBR v1
+# ---------------------------------------------------------------------------------------
+
+BBR3_SOURCE = ("ccsim: the seed's set-up rerun with BBRv3 (Google's tcp_bbr.c, BBR_VERSION 3; "
+               "draft-ietf-ccwg-bbr), which the seeds could not run")
+
+
+def _pair_jain(x: float, c: float) -> float:
+    return (x + c) ** 2 / (2 * (x * x + c * c)) if x + c > 0 else float("nan")
+
+
+def _e2_shares(d: Data) -> dict[int, tuple[float, float]]:
+    """buffer (BDP) -> (X's mean throughput, CUBIC's), means over seeds."""
+    f, _ = _by_buffer(d)
+    out = {}
+    for b in sorted(f["buffer_bdp"].unique()):
+        g = f[f.buffer_bdp == b]
+        out[int(b)] = (float(g[g.flow == 0]["mean"].iloc[0]), float(g[g.flow == 1]["mean"].iloc[0]))
+    return out
+
+
+def _e2_bbr3_fair(d: Data) -> Verdict:
+    """BBRv3 against CUBIC at the deep buffers (>= 12 BDP, or the largest measured), next to BBR
+    v1 (e2-fig2) and BBR+ (e2-fig3) at the same buffers."""
+    v3, v1, plus = _e2_shares(d), _e2_shares(d.others["e2-fig2"]), _e2_shares(d.others["e2-fig3"])
+    deep = [b for b in v3 if b >= 12] or [max(v3)]
+    parts, ok = [], True
+    for b in deep:
+        x, c = v3[b]
+        j = _pair_jain(x, c)
+        ok = ok and j >= 0.9
+        parts.append(f"{b} BDP: BBRv3 {fmt(x)} / CUBIC {fmt(c)} (Jain {j:.3f}; BBR v1 "
+                     f"{_pair_jain(*v1[b]):.3f} at {fmt(v1[b][0])} / {fmt(v1[b][1])}; BBR+ {_pair_jain(*plus[b]):.3f})"
+                     if b in v1 and b in plus else f"{b} BDP: BBRv3 {fmt(x)} / CUBIC {fmt(c)} (Jain {j:.3f})")
+    mean_j = lambda s: sum(_pair_jain(*s[b]) for b in deep if b in s) / len([b for b in deep if b in s])  # noqa: E731
+    return Verdict(ok, "; ".join(parts) + f". Mean Jain at these buffers: BBRv3 {mean_j(v3):.3f}, BBR v1 {mean_j(v1):.3f}, "
+                       f"BBR+ {mean_j(plus):.3f} (needs BBRv3 >= 0.9 at each)")
+
+
+def _e2_bbr3_shallow(d: Data) -> Verdict:
+    v3, v1 = _e2_shares(d), _e2_shares(d.others["e2-fig2"])
+    small = [b for b in v3 if b <= 2] or [min(v3)]
+    parts, ok = [], True
+    for b in small:
+        x, c = v3[b]
+        ok = ok and _pair_jain(x, c) >= 0.9
+        parts.append(f"{b} BDP: BBRv3 {fmt(x)} / CUBIC {fmt(c)} (Jain {_pair_jain(x, c):.3f}; BBR v1 "
+                     f"{fmt(v1[b][0])} / {fmt(v1[b][1])}, Jain {_pair_jain(*v1[b]):.3f})" if b in v1 else
+                     f"{b} BDP: BBRv3 {fmt(x)} / CUBIC {fmt(c)}")
+    return Verdict(ok, "; ".join(parts) + " (needs Jain >= 0.9)")
+
+
+def _e3_bbr3_claim(d: Data) -> Verdict:
+    cv, j, wj = _swing(d), _run_jain(d), _window_jain(d)
+    rows = [("plain BBR", d.others["e3-fig4"]), ("forced expire", d.others["e3-fig5"]),
+            ("RTprop update (alpha 0.5)", d.others["e3-fig10"])]
+    others = "; ".join(f"{n}: CV {_swing(o):.2f}, Jain {_run_jain(o):.3f}, per 10 s {_window_jain(o):.3f}" for n, o in rows)
+    base = d.others["e3-fig4"]
+    x, c = _share(d)
+    return Verdict(
+        cv < _swing(base) and j > _run_jain(base) and j >= 0.9,
+        f"BBRv3 {fmt(x)} / CUBIC {fmt(c)}: swing CV {cv:.2f}, Jain over the run {j:.3f}, per 10 s window {wj:.3f}; "
+        f"{others} (needs a smaller swing and a higher Jain than plain BBR, and Jain >= 0.9)",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -939,6 +1009,66 @@ CATALOGUE: list[Experiment] = [
                 _e3_fig12_claim,
                 "An RTprop raised above the propagation delay lets BBR keep a standing queue, which should not lower "
                 "throughput; a drop would point at losses from the larger in-flight cap.",
+            )
+        ],
+    ),
+    Experiment(
+        id="e2-bbr3",
+        title="Beyond the seeds: E2 with BBRv3, BBRv3 vs CUBIC, throughput of each and total vs buffer size",
+        source=BBR3_SOURCE + "; E2 is " + PAPER_003 + ", figure 2",
+        setup=E2_SETUP + " BBRv3 with the kernel's defaults (ECN unused: drop-tail).",
+        base=_e2_base("bbr3"),
+        full=Variant({"buffer_bdp": _derived("bottleneck.buffer", E2_BUFFERS, "{}bdp")}, 10, "120s"),
+        quick=Variant({"buffer_bdp": _derived("bottleneck.buffer", E2_BUFFERS_QUICK, "{}bdp")}, 1, "30s"),
+        plot=figures.e2,
+        needs=("e2-fig2", "e2-fig3"),
+        beyond_seeds=True,
+        claims=[
+            Claim(
+                "deep-buffer-fair",
+                "Does BBRv3 remove the deep-buffer unfairness BBR+ set out to fix? Asked as: at the deep buffers "
+                "(>= 12 BDP) BBRv3 and CUBIC share the link fairly (Jain >= 0.9), where BBR v1 does not.",
+                _e2_bbr3_fair,
+                "BBRv3's loss response (beta 0.3 on rounds with more than 2% loss, inflight_hi) and its "
+                "Reno-coexistence probing cadence decide how much of a deep buffer it claims against CUBIC.",
+            ),
+            Claim(
+                "shallow-buffer-fair",
+                "In shallow buffers (<= 2 BDP), where BBR v1 takes most of the link, BBRv3 leaves CUBIC a fair share "
+                "(Jain >= 0.9).",
+                _e2_bbr3_shallow,
+                "BBRv3 still paces at the estimated bandwidth and caps inflight; its 2% loss threshold may not "
+                "trigger when CUBIC's losses dominate a shallow buffer.",
+            ),
+            Claim(
+                "total-stable",
+                "The total throughput does not fall at any buffer size (min >= 95% of max).",
+                _e2_total_stable,
+                "Losses from BBRv3's bandwidth probes into a full shallow buffer cost the total some throughput.",
+            ),
+        ],
+    ),
+    Experiment(
+        id="e3-bbr3",
+        title="Beyond the seeds: E3 with BBRv3, BBRv3 vs CUBIC over time",
+        source=BBR3_SOURCE + "; E3 is " + PAPER_004 + ", figures 4, 5 and 10",
+        setup=E3_SETUP,
+        base=_e3_base({"cc": "bbr3"}, {"cc": "cubic"}),
+        full=Variant({}, 3, "120s"),
+        quick=Variant({}, 1, "30s"),
+        plot=figures.e3_time,
+        timeseries=True,
+        needs=("e3-fig4", "e3-fig5", "e3-fig10"),
+        beyond_seeds=True,
+        claims=[
+            Claim(
+                "damped-fair",
+                "Does BBRv3 remove the swing and unfairness that forced expire and RTprop update set out to fix? "
+                "Asked as: its throughput swings less and shares more fairly than plain BBR (Jain >= 0.9), shown "
+                "next to forced expire and RTprop update.",
+                _e3_bbr3_claim,
+                "BBRv3 keeps PROBE_RTT (every 5 s at half the BDP) and bounds inflight by its loss signals; "
+                "against CUBIC's standing queue in a 10 BDP buffer its share depends on the loss rounds it sees.",
             )
         ],
     ),

@@ -18,6 +18,7 @@ from .claims import Data, flow_means, totals  # noqa: E402
 NAMES = {
     "newreno": "NewReno", "cubic": "CUBIC", "bbr": "BBR", "hd": "HD", "chd": "CHD", "cdg": "CDG", "ucc": "UCC",
     "bbr-expire": "BBR (forced expire)", "bbr-rtprop": "BBR (RTprop update)", "bbrplus": "BBR+",
+    "bbr3": "BBRv3",
 }
 
 

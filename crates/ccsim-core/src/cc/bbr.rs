@@ -33,10 +33,26 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     params: PARAMS,
 };
 
-const BW_SCALE: u32 = 24;
-const BW_UNIT: u64 = 1 << BW_SCALE;
-const BBR_SCALE: u32 = 8;
-const BBR_UNIT: u32 = 1 << BBR_SCALE;
+pub const BW_SCALE: u32 = 24;
+pub const BW_UNIT: u64 = 1 << BW_SCALE;
+pub const BBR_SCALE: u32 = 8;
+pub const BBR_UNIT: u32 = 1 << BBR_SCALE;
+
+/// bbr_rate_bytes_per_sec (v1 and v3): a rate in packets/us << 24, times mss and gain/256,
+/// less `margin` percent, in bytes per second. (v3 then takes max(rate, 1).)
+pub fn rate_bytes_per_sec_raw(rate: u64, mss: u32, gain: u32, margin: u64) -> u64 {
+    let mut rate = rate * mss as u64;
+    rate *= gain as u64;
+    rate >>= BBR_SCALE;
+    rate *= 1_000_000 / 100 * (100 - margin);
+    rate >> BW_SCALE
+}
+
+/// bbr_bdp with a valid min_rtt (v1 and v3): ceil(bw x min_rtt_us x gain / 256) in packets.
+pub fn bdp_pkts(bw: u32, min_rtt_us: u32, gain: u32) -> u32 {
+    let w = bw as u64 * min_rtt_us as u64;
+    ((((w * gain as u64) >> BBR_SCALE) + BW_UNIT - 1) / BW_UNIT) as u32
+}
 const CYCLE_LEN: u32 = 8;
 const CYCLE_RAND: u32 = 7;
 const PACING_GAIN: [u32; 8] = [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
@@ -265,11 +281,7 @@ impl Bbr {
 
     /// bbr_rate_bytes_per_sec: pkts/us<<24 x gain -> bytes/s, less the pacing margin.
     fn rate_bytes_per_sec(&self, s: &SockState, rate: u64, gain: u32) -> u64 {
-        let mut rate = rate * s.mss as u64;
-        rate *= gain as u64;
-        rate >>= BBR_SCALE;
-        rate *= 1_000_000 / 100 * (100 - self.cfg.pacing_margin);
-        rate >> BW_SCALE
+        rate_bytes_per_sec_raw(rate, s.mss, gain, self.cfg.pacing_margin)
     }
 
     pub fn bw_to_pacing_rate(&self, s: &SockState, rate: u64, gain: u32) -> u64 {
@@ -325,8 +337,7 @@ impl Bbr {
         if self.min_rtt_us == u32::MAX {
             return TCP_INIT_CWND;
         }
-        let w = bw as u64 * self.min_rtt_us as u64;
-        ((((w * gain as u64) >> BBR_SCALE) + BW_UNIT - 1) / BW_UNIT) as u32
+        bdp_pkts(bw, self.min_rtt_us, gain)
     }
 
     pub fn quantization_budget(&self, s: &SockState, cwnd: u32) -> u32 {

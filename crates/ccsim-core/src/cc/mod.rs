@@ -14,12 +14,14 @@
 //! dispatch style is used everywhere: `Box<dyn CongestionControl>`, one virtual call per hook.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bbr_expire;
 pub mod bbr_rtprop;
 pub mod bbrplus;
 pub mod bic;
 pub mod cdg;
 pub mod chd;
+pub mod copa;
 pub mod cubic;
 pub mod dctcp;
 pub mod ertt;
@@ -28,12 +30,18 @@ pub mod hd;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
+pub mod illinois;
 pub mod jiffies;
+pub mod lp;
 pub mod newreno;
 pub mod params;
+pub mod prague;
 pub mod scalable;
 pub mod ucc;
+pub mod vegas;
+pub mod veno;
 pub mod westwood;
+pub mod yeah;
 
 use crate::rng::Rng;
 use crate::time::Time;
@@ -271,6 +279,16 @@ pub struct RateSample {
     pub is_app_limited: bool,
     pub is_retrans: bool,
     pub is_ack_delayed: bool,
+    /// Packets in flight when the sampled packet was sent, counting it (`rs->tx_in_flight`,
+    /// from the packet's `tx.in_flight`; BBRv3's tcp_rate.c); 0 if no packet was sampled.
+    pub tx_in_flight: u32,
+    /// `tp->lost` when the sampled packet was sent (`rs->prior_lost`, its `tx.lost`).
+    pub prior_lost: u64,
+    /// Packets marked lost between the sampled packet's transmission and this ACK
+    /// (`rs->lost = tp->lost - rs->prior_lost`); 0 if the sample is invalid.
+    pub lost: u32,
+    /// The ACK carries ECE on an ECN connection (`rs->is_ece`, Linux FLAG_ECE; BBRv3).
+    pub is_ece: bool,
 }
 
 impl Default for RateSample {
@@ -289,8 +307,26 @@ impl Default for RateSample {
             is_app_limited: false,
             is_retrans: false,
             is_ack_delayed: false,
+            tx_in_flight: 0,
+            prior_lost: 0,
+            lost: 0,
+            is_ece: false,
         }
     }
+}
+
+/// What a segment recorded when it was last (re)transmitted (Linux `TCP_SKB_CB(skb)->tx`),
+/// passed to [`CongestionControl::skb_marked_lost`] when the segment is marked lost.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SkbTx {
+    /// Packets in flight when it was sent, counting it (`tx.in_flight`).
+    pub in_flight: u32,
+    /// `tp->lost` when it was sent (`tx.lost`).
+    pub lost: u64,
+    /// The flow was application-limited when it was sent (`tx.is_app_limited`).
+    pub is_app_limited: bool,
+    /// Its rate stamp is still valid (Linux `tx.delivered_mstamp != 0`: not consumed by a SACK).
+    pub has_delivered_mstamp: bool,
 }
 
 /// Linux `struct ack_sample` for `pkts_acked`.
@@ -358,6 +394,11 @@ pub trait CongestionControl: Send {
         false
     }
     fn cong_control(&mut self, _s: &mut SockState, _rs: &RateSample) {}
+    /// Linux BBRv3's `skb_marked_lost` (google/bbr v3, called from `tcp_mark_skb_lost` through
+    /// `tcp_notify_skb_loss_event`): a segment was just marked lost (a first loss, or a
+    /// retransmission lost again), after `SockState::lost` counted it, during loss marking
+    /// (before `cong_control` of the same ACK, or in an RTO before `set_state(Loss)`).
+    fn skb_marked_lost(&mut self, _s: &mut SockState, _tx: &SkbTx) {}
     /// Linux `undo_cwnd`: the cwnd to restore when a window reduction proves spurious
     /// (`tcp_undo_cwnd_reduction`). The default is `tcp_reno_undo_cwnd`, max(cwnd, prior_cwnd).
     /// The stack models no undo yet (no DSACK or Eifel detection of spurious retransmissions,
@@ -396,8 +437,9 @@ pub struct AlgorithmInfo {
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] =
-    &[newreno::INFO, cubic::INFO, bbr::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO, dctcp::INFO,
-      westwood::INFO, htcp::INFO, bic::INFO, highspeed::INFO, scalable::INFO, hybla::INFO];
+    &[newreno::INFO, cubic::INFO, bbr::INFO, bbr3::INFO, ucc::INFO, bbr_expire::INFO, bbr_rtprop::INFO, bbrplus::INFO, hd::INFO, chd::INFO, cdg::INFO,
+      dctcp::INFO, prague::INFO, copa::INFO, vegas::INFO, westwood::INFO, illinois::INFO, htcp::INFO, bic::INFO, highspeed::INFO,
+      scalable::INFO, hybla::INFO, veno::INFO, yeah::INFO, lp::INFO];
 
 /// A built-in algorithm, or one registered while the program runs ([`external`]).
 pub fn find(name: &str) -> Option<&'static AlgorithmInfo> {
@@ -426,12 +468,20 @@ pub fn build(name: &str, params: &Params, rng: Rng, flow: usize) -> Box<dyn Cong
         "chd" => Box::new(chd::Chd::new(chd::ChdConfig::from_params(params), rng)),
         "cdg" => Box::new(cdg::Cdg::new(cdg::CdgConfig::from_params(params), rng)),
         "dctcp" => Box::new(dctcp::Dctcp::new(dctcp::DctcpConfig::from_params(params))),
+        "bbr3" => Box::new(bbr3::Bbr3::new(bbr3::Bbr3Config::from_params(params), rng)),
         "westwood" => Box::new(westwood::Westwood::new()),
         "htcp" => Box::new(htcp::Htcp::new(htcp::HtcpConfig::from_params(params))),
         "bic" => Box::new(bic::Bic::new(bic::BicConfig::from_params(params))),
         "highspeed" => Box::new(highspeed::HighSpeed::new()),
         "scalable" => Box::new(scalable::Scalable::new(scalable::ScalableConfig::from_params(params))),
         "hybla" => Box::new(hybla::Hybla::new(hybla::HyblaConfig::from_params(params))),
+        "vegas" => Box::new(vegas::Vegas::new(vegas::VegasConfig::from_params(params))),
+        "veno" => Box::new(veno::Veno::new()),
+        "yeah" => Box::new(yeah::Yeah::new()),
+        "illinois" => Box::new(illinois::Illinois::new(illinois::IllinoisConfig::from_params(params))),
+        "lp" => Box::new(lp::Lp::new(lp::LpConfig::from_params(params))),
+        "prague" => Box::new(prague::Prague::new(prague::PragueConfig::from_params(params))),
+        "copa" => Box::new(copa::Copa::new(copa::CopaConfig::from_params(params))),
         _ => external::build(name, params, rng, flow).expect("algorithm names are validated by the scenario"),
     }
 }

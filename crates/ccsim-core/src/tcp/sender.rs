@@ -21,7 +21,7 @@
 
 use super::rtt::RttEstimator;
 use super::{AckPkt, DataPkt, LossDetection, Pacing, TcpConfig};
-use crate::cc::{AckSample, CaEvent, CaState, CongestionControl, RateSample, SockState, CA_ACK_ECE};
+use crate::cc::{AckSample, CaEvent, CaState, CongestionControl, RateSample, SkbTx, SockState, CA_ACK_ECE};
 use crate::net::Ecn;
 use crate::stats::{Histogram, Running};
 use crate::time::{Time, SEC};
@@ -49,6 +49,11 @@ struct Seg {
     flags: u8,
     /// `tp->delivered_ce` when (re)sent (Linux `tx.delivered_ce`).
     tx_delivered_ce: u32,
+    /// Packets in flight when (re)sent, counting this one (BBRv3's `tx.in_flight`,
+    /// `tcp_set_tx_in_flight`).
+    tx_in_flight: u32,
+    /// `tp->lost` when (re)sent (BBRv3's `tx.lost`).
+    tx_lost: u64,
 }
 
 /// Counters a run reports for each flow.
@@ -232,7 +237,12 @@ impl Sender {
     fn rate_stamp(&mut self, seq: u32) {
         let (d, dm, ft, al) = (self.sk.delivered, self.sk.delivered_mstamp, self.first_tx_mstamp, self.sk.app_limited != 0);
         let dce = self.sk.delivered_ce as u32;
+        // The caller has already counted the segment in packets_out or retrans_out, so this
+        // is Linux's tcp_packets_in_flight() + tcp_skb_pcount(skb) before the send.
+        let (in_flight, lost) = (self.sk.packets_in_flight(), self.sk.lost);
         let s = self.seg_mut(seq);
+        s.tx_in_flight = in_flight;
+        s.tx_lost = lost;
         s.tx_delivered = d;
         s.tx_delivered_ce = dce;
         s.tx_delivered_mstamp = dm;
@@ -295,6 +305,8 @@ impl Sender {
                 tx_app_limited: false,
                 flags: 0,
                 tx_delivered_ce: 0,
+                tx_in_flight: 0,
+                tx_lost: 0,
             });
             self.sk.snd_nxt += 1;
             self.sk.packets_out += 1;
@@ -394,7 +406,7 @@ impl Sender {
         let prior_lost = self.sk.lost;
         let prior_bytes_acked = self.stats.bytes_acked;
         let prior_sacked = self.sk.sacked_out;
-        let mut rs = RateSample { prior_in_flight, ..RateSample::default() };
+        let mut rs = RateSample { prior_in_flight, is_ece: ece, ..RateSample::default() };
         let mut newly_delivered: u32 = 0;
         // RTT candidates: (first, last) send times of newly (s)acked never-retransmitted segments.
         let mut sack_rtt: Option<(Time, Time)> = None;
@@ -597,6 +609,8 @@ impl Sender {
             rs.is_app_limited = s.tx_app_limited;
             rs.is_retrans = s.flags & RETRANS != 0;
             rs.prior_delivered_ce = s.tx_delivered_ce;
+            rs.tx_in_flight = s.tx_in_flight;
+            rs.prior_lost = s.tx_lost;
             *last_seq = Some(seq);
             self.first_tx_mstamp = s.sent;
             // send phase of this flight: from the first to the last send in it
@@ -620,6 +634,7 @@ impl Sender {
             return;
         };
         rs.delivered = (self.sk.delivered - rs.prior_delivered) as i64;
+        rs.lost = (self.sk.lost - rs.prior_lost) as u32;
         rs.delivered_ce = (self.sk.delivered_ce as u32).wrapping_sub(rs.prior_delivered_ce);
         let snd = rs.interval;
         let ack = (now - prior_mstamp) as i64;
@@ -717,12 +732,27 @@ impl Sender {
             self.seg_mut(seq).flags = f & !RETRANS;
             self.sk.retrans_out -= 1;
             self.sk.lost += 1;
+            self.notify_skb_lost(seq);
         } else if f & LOST == 0 {
             self.seg_mut(seq).flags = f | LOST;
             self.sk.lost_out += 1;
             self.sk.lost += 1;
+            self.notify_skb_lost(seq);
         }
         self.retx_hint = self.retx_hint.min(seq);
+    }
+
+    /// tcp_notify_skb_loss_event (BBRv3): after `tp->lost` counted a segment newly marked
+    /// lost, the algorithm's `skb_marked_lost` hook sees the segment's transmission record.
+    fn notify_skb_lost(&mut self, seq: u32) {
+        let s = self.seg(seq);
+        let tx = SkbTx {
+            in_flight: s.tx_in_flight,
+            lost: s.tx_lost,
+            is_app_limited: s.tx_app_limited,
+            has_delivered_mstamp: s.flags & RATE_DONE == 0,
+        };
+        self.cc.skb_marked_lost(&mut self.sk, &tx);
     }
 
     /// The RACK reordering timer fired (tcp_rack_reo_timeout): detect again, start recovery
@@ -766,6 +796,7 @@ impl Sender {
                 self.seg_mut(seq).flags = f | LOST;
                 self.sk.lost_out += 1;
                 self.sk.lost += 1;
+                self.notify_skb_lost(seq);
                 self.retx_hint = self.retx_hint.min(seq);
             }
         }
@@ -945,6 +976,7 @@ impl Sender {
         for i in 0..self.segs.len() {
             let f = self.segs[i].flags;
             if f & SACKED == 0 {
+                let newly = f & LOST == 0 || f & RETRANS != 0;
                 if f & LOST == 0 {
                     self.sk.lost_out += 1;
                     self.sk.lost += 1;
@@ -952,6 +984,10 @@ impl Sender {
                     self.sk.lost += 1;
                 }
                 self.segs[i].flags = (f | LOST) & !RETRANS;
+                if newly {
+                    let seq = self.sk.snd_una + i as u32;
+                    self.notify_skb_lost(seq);
+                }
             }
         }
         self.sk.retrans_out = 0;
