@@ -387,3 +387,12 @@ def test_events_and_telemetry_from_python_reach_the_results():
         assert (res.timeseries.rho == 0.5).all() and set(res.timeseries.queue_state) == {"rising"}
     finally:
         ccsim.unregister("telling")
+
+
+@pytest.mark.parametrize("path", sorted(PY_CC.glob("*.toml")), ids=lambda p: p.name)
+def test_the_python_cc_examples_run_as_they_are(path, runner):
+    res = runner.invoke(cli, ["run", str(path), "--json"])
+    assert res.exit_code == 0, res.stderr
+    flows = json.loads(res.stdout)["flows"]
+    assert all(f["throughput_mbps"] > 0 for f in flows)
+    assert any(":" in f["cc"] for f in flows)
