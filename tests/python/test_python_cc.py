@@ -396,3 +396,24 @@ def test_the_python_cc_examples_run_as_they_are(path, runner):
     flows = json.loads(res.stdout)["flows"]
     assert all(f["throughput_mbps"] > 0 for f in flows)
     assert any(":" in f["cc"] for f in flows)
+
+
+def _python_blocks(text: str) -> list[str]:
+    return [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+
+
+def test_the_readme_and_docs_examples_run(capsys):
+    from _support import REPO
+
+    readme = next(b for b in _python_blocks((REPO / "README.md").read_text()) if "ccsim.CongestionControl" in b)
+    scope: dict = {}
+    exec(compile(readme, "README.md", "exec"), scope)
+    sc = ccsim.Scenario.from_dict({"duration": "20s", "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "1bdp"},
+                                   "flows": [{"cc": "myreno"}]})
+    mine = ccsim.run(sc, seed=1).summary.throughput_mbps.iloc[0]
+    builtin = ccsim.run(sc.replace("flows.0.cc", "newreno"), seed=1).summary.throughput_mbps.iloc[0]
+    assert abs(mine - builtin) <= 0.02 * builtin
+    ccsim.unregister("myreno")
+    docs = next(b for b in _python_blocks((REPO / "docs" / "python_cc.md").read_text()) if "ccsim.register" in b)
+    exec(compile(docs, "docs/python_cc.md", "exec"), {})
+    assert "myreno" in capsys.readouterr().out
