@@ -324,6 +324,10 @@ def test_a_sweep_ships_the_module_to_its_workers_and_its_hash_keys_the_runs(tmp_
     assert res.exit_code == 0, res.stderr
     df = ccsim.results.load(out)
     assert len(df) == 8 and set(df.cc) == {"reno.py:Reno"}  # 4 runs x 2 flows
+    import hashlib
+
+    sha = hashlib.sha256(mod.read_bytes()).hexdigest()
+    assert set(df.cc_modules) == {f"reno.py:Reno={sha}"}  # the stored runs record the module
     assert "(4 ran, 0 already stored, 0 failed)" in res.stdout, res.stdout
     # The workers ran the module: the same numbers as the built-in it ports.
     ref = ccsim.run(_e1("newreno", 0.01, True, "5s"), seed=1).summary.throughput_mbps.tolist()

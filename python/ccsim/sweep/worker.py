@@ -51,7 +51,11 @@ def run_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
         result = _simulate(payload["scenario"], payload["seed"], timeseries=bool(payload["timeseries"]),
                            memory_limit=tuple(limit))
         out: dict[str, Any] = {"key": key, "ok": True}
-        out["runs"] = store.to_parquet_bytes(store.runs_table(payload, result.to_dict()))
+        summary = result.to_dict()
+        if payload.get("cc_modules"):
+            # The Python algorithms' content hashes (also in the run's key): name=sha256, ...
+            summary["cc_modules"] = ", ".join(f"{k}={m['sha256']}" for k, m in sorted(payload["cc_modules"].items()))
+        out["runs"] = store.to_parquet_bytes(store.runs_table(payload, summary))
         if payload["timeseries"]:
             out["timeseries"] = store.to_parquet_bytes(store.timeseries_table(payload, result))
             out["cc_events"] = store.to_parquet_bytes(store.events_table(payload, result))
