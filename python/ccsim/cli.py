@@ -692,7 +692,7 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
     from rich import box
     from rich.table import Table
 
-    from . import results, store_check
+    from . import results, stats, store_check
 
     df = results.load(out, experiment, keys=report.keys, include_failed=True)
     # Combinations in sweep order, and the stored key of each of their runs.
@@ -709,6 +709,7 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
     for p in paths or ["scenario"]:
         table.add_column(p, no_wrap=True)
     table.add_column("total\nMbps", justify="right", no_wrap=True)
+    table.add_column("total\nsd", justify="right", no_wrap=True)
     table.add_column("Jain\nindex", justify="right", no_wrap=True)
     for f in flow_ids:
         table.add_column(f"flow {f}\nMbps", justify="right", no_wrap=True)
@@ -719,13 +720,13 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
         ok = [g for g in groups if (g["status"] == "ok").all()]
         n_failed = len(groups) - len(ok)
         firsts = [g.iloc[0] for g in ok]
-        total = _mean([r["total_throughput_mbps"] for r in firsts])
+        total = stats.spread(r["total_throughput_mbps"] for r in firsts)
         jain = _mean([r["jain_index"] for r in firsts])
         cells = [_fmt_value(json.loads(v)) for v in combo] if paths else ["base"]
-        cells += [_num(total, ".3f"), _num(jain, ".4f")]
+        cells += [stats.text(total), _num(None if total.n < 2 else total.sd, ".3f"), _num(jain, ".4f")]
         for f in flow_ids:
             vals = [v for g in ok for v in g.loc[g["flow"] == f, "throughput_mbps"].tolist()]
-            cells.append(_num(_mean(vals), ".3f"))
+            cells.append(stats.text(stats.spread(vals)))
         cells += [str(len(ok)), str(n_failed) if n_failed else "-"]
         table.add_row(*cells)
 
@@ -738,6 +739,9 @@ def _print_sweep_summary(file: Path, specs, paths: list[str], n_runs: int, repor
         soft_wrap=True,
     )
     console.print(table)
+    if n_runs > 1:
+        console.print("mean ± half-width of the 95 % confidence interval of the mean over the runs (Student's t); "
+                      "sd: standard deviation of the runs' totals", soft_wrap=True)
     for line in store_check.summary_lines(report):
         console.print(line, soft_wrap=True)
     for spec, error in report.failed[:5]:

@@ -65,17 +65,26 @@ def evaluate(experiment: str, claim: Claim, data: Data) -> ClaimResult:
 # -- helpers shared by the catalogue's checks -------------------------------------------
 
 
+def _with_ci(g) -> pd.DataFrame:
+    """mean, std (population, as the claims use), sd (sample) and ci95 (the half-width of the
+    95 % confidence interval of the mean, ccsim.stats) of each group."""
+    from ..stats import ci_half_width
+
+    out = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=0), "sd": g.std(ddof=1), "n": g.size()})
+    out["ci95"] = [ci_half_width(sd, n) for sd, n in zip(out["sd"], out["n"])]
+    return out.reset_index()
+
+
 def totals(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Mean (over seeds) total throughput per group, with the spread (std) and n."""
+    """Mean (over seeds) total throughput per group, with the spread (std, sd, ci95) and n."""
     per_run = runs.drop_duplicates(["key"])[by + ["key", "total_throughput_mbps"]]
-    g = per_run.groupby(by, dropna=False)["total_throughput_mbps"]
-    return pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=0), "n": g.size()}).reset_index()
+    return _with_ci(per_run.groupby(by, dropna=False)["total_throughput_mbps"])
 
 
 def flow_means(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Mean (over seeds) throughput of each flow position per group: columns by + flow + mean + std."""
-    g = runs.groupby(by + ["flow"], dropna=False)["throughput_mbps"]
-    return pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=0), "n": g.size()}).reset_index()
+    """Mean (over seeds) throughput of each flow position per group: columns by + flow + mean +
+    std + sd + n + ci95."""
+    return _with_ci(runs.groupby(by + ["flow"], dropna=False)["throughput_mbps"])
 
 
 def fmt(x: float, unit: str = "Mbps") -> str:

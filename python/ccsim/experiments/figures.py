@@ -34,8 +34,10 @@ def _save(fig, stem: Path) -> None:
     plt.close(fig)
 
 
-def _err(ax, x, mean, std, label, **kw):
-    ax.errorbar(x, mean, yerr=std, marker="o", ms=4, capsize=3, lw=1.2, label=label, **kw)
+def _err(ax, x, mean, ci95, label, **kw):
+    """Means with error bars of the 95 % confidence interval of the mean over the seeds
+    (ccsim.stats; none for a single seed)."""
+    ax.errorbar(x, mean, yerr=ci95.fillna(0), marker="o", ms=4, capsize=3, lw=1.2, label=label, **kw)
 
 
 def e1_fig6(d: Data, stem: Path) -> None:
@@ -43,7 +45,7 @@ def e1_fig6(d: Data, stem: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     for cc, g in t.groupby("cc", sort=False):
         g = g.sort_values("loss")
-        _err(ax, g["loss"], g["mean"], g["std"], _name(cc))
+        _err(ax, g["loss"], g["mean"], g["ci95"], _name(cc))
     ax.set_xlabel("drop rate")
     ax.set_ylabel("total throughput of 2 flows (Mbps)")
     ax.set_title("Same algorithm on N1 and N2")
@@ -59,7 +61,7 @@ def e1_fig7(d: Data, stem: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     for cc, g in f.groupby("cc", sort=False):
         g = g.sort_values("loss")
-        _err(ax, g["loss"], g["mean"], g["std"], f"N1 = {_name(cc)}")
+        _err(ax, g["loss"], g["mean"], g["ci95"], f"N1 = {_name(cc)}")
     ax.set_xlabel("drop rate")
     ax.set_ylabel("NewReno (N2) throughput (Mbps)")
     ax.set_ylim(bottom=0)
@@ -74,10 +76,10 @@ def e1_fig8(d: Data, stem: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for cc, g in f[f.flow == 0].groupby("cc", sort=False):
         g = g.sort_values("loss")
-        _err(axes[0], g["loss"], g["mean"], g["std"], _name(cc))
+        _err(axes[0], g["loss"], g["mean"], g["ci95"], _name(cc))
     for cc, g in t.groupby("cc", sort=False):
         g = g.sort_values("loss")
-        _err(axes[1], g["loss"], g["mean"], g["std"], f"{_name(cc)} + NewReno")
+        _err(axes[1], g["loss"], g["mean"], g["ci95"], f"{_name(cc)} + NewReno")
     axes[0].set_ylabel("throughput (Mbps)")
     axes[0].set_title("X (N1)")
     axes[1].set_title("total")
@@ -96,9 +98,9 @@ def e2(d: Data, stem: Path) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for flow, label in [(0, _name(x_cc)), (1, "CUBIC")]:
         g = f[f.flow == flow].sort_values("buffer_bdp")
-        _err(ax, g["buffer_bdp"], g["mean"], g["std"], label)
+        _err(ax, g["buffer_bdp"], g["mean"], g["ci95"], label)
     t = t.sort_values("buffer_bdp")
-    _err(ax, t["buffer_bdp"], t["mean"], t["std"], "total", ls="--", color="black")
+    _err(ax, t["buffer_bdp"], t["mean"], t["ci95"], "total", ls="--", color="black")
     ax.set_xlabel("bottleneck buffer size (BDP)")
     ax.set_ylabel("throughput (Mbps)")
     ax.set_xticks(sorted(f["buffer_bdp"].unique()))

@@ -60,6 +60,10 @@ class ExperimentOutcome:
     figure: Path | None
     claims: list[ClaimResult]
     error: str = ""
+    #: The spread of the repeated runs per point: the swept columns, then rows of
+    #: (values of those columns, runs, mean total Mbps, sd, 95 % CI half-width).
+    spread_columns: list[str] = field(default_factory=list)
+    spread_rows: list[tuple] = field(default_factory=list)
 
 
 @dataclass
@@ -141,10 +145,43 @@ def reproduce(
             except Exception as exc:  # a figure that cannot be drawn is reported
                 outcome.error = f"figure: {type(exc).__name__}: {exc}"
             outcome.claims = [evaluate(e.id, c, d) for c in e.claims]
+            specs = specs_by[e.data_id]
+            outcome.spread_columns = [t for t in (specs[0].tags if specs else {}) if t not in ("run", "seed")]
+            outcome.spread_rows = _spread_rows(d, outcome.spread_columns)
         rep.outcomes.append(outcome)
     rep.elapsed = time.perf_counter() - t0
     write_report(rep, quick=quick)
     return rep
+
+
+def _spread_rows(d: Data, columns: list[str]) -> list[tuple]:
+    """Per point (the swept columns' values): runs, mean total throughput, its sample standard
+    deviation and the half-width of its 95 % confidence interval (ccsim.stats)."""
+    from ..stats import spread
+
+    per_run = d.runs.drop_duplicates("key")
+    cols = [c for c in columns if c in per_run.columns]
+    groups = per_run.groupby(cols, sort=True, dropna=False) if cols else [((), per_run)]
+    rows = []
+    for values, g in groups:
+        s = spread(g["total_throughput_mbps"])
+        rows.append((values if isinstance(values, tuple) else (values,), s.n, s.mean, s.sd, s.half_width))
+    return rows
+
+
+def _spread_md(o: ExperimentOutcome) -> list[str]:
+    if not o.spread_rows or max(r[1] for r in o.spread_rows) < 2:
+        return []
+    cols = o.spread_columns or ["point"]
+    md = ["", "Spread over the repetitions (total throughput; 95 % CI: half-width of the confidence interval of the "
+              "mean, Student's t):", "",
+          "| " + " | ".join(cols) + " | runs | mean Mbps | sd | 95 % CI |",
+          "|" + "---|" * len(cols) + "---:|---:|---:|---:|"]
+    for values, n, mean, sd, hw in o.spread_rows:
+        shown = [str(v) for v in values] if o.spread_columns else ["all"]
+        f = lambda x: "-" if x != x else f"{x:.3f}"  # noqa: E731 - NaN for a single run
+        md.append(f"| {' | '.join(shown)} | {n} | {mean:.3f} | {f(sd)} | {'-' if hw != hw else '± ' + f(hw)} |")
+    return md
 
 
 def write_report(rep: ReproduceReport, *, quick: bool) -> None:
@@ -177,6 +214,7 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
             md += ["", f"Error: {o.error}"]
         if o.figure:
             md += ["", f"![{e.id}](figures/{e.id}.png)"]
+        md += _spread_md(o)
         for c in o.claims:
             md += ["", f"- **{c.status}** ({c.claim}): {c.text}", f"  - measured: {c.measured}"]
             if c.reason:
@@ -201,6 +239,13 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
             for c in o.claims
         )
         img = f"<img src='figures/{esc(e.id)}.png' alt='{esc(e.id)}'>" if o.figure else ""
+        spread = _spread_md(o)
+        if spread:
+            head = [c.strip() for c in spread[3].strip("|").split("|")]
+            body = "".join("<tr>" + "".join(f"<td>{esc(c.strip())}</td>" for c in line.strip("|").split("|")) + "</tr>"
+                           for line in spread[5:])
+            img += (f"<p>{esc(spread[1])}</p><table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head)
+                    + f"</tr>{body}</table>")
         err = f"<p class='fail'>Error: {esc(o.error)}</p>" if o.error else ""
         sections.append(
             f"<section><h2>{esc(e.id)}: {esc(e.title)}</h2><p>Source: {esc(e.source)}.</p><p>Set-up: {esc(e.setup)}</p>"
