@@ -31,7 +31,10 @@ def _table(rep):
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
 @click.option("--address", help="Ray cluster address (default: start a local one).")
 @click.option("--force", is_flag=True, help="Rerun runs that are already stored.")
-def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, force):
+@click.option("--replace", "replace", multiple=True, metavar="OLD=NEW",
+              help="Run algorithm NEW (a built-in, or file.py:Class relative to the working directory) wherever "
+                   "the entries run OLD, and check OLD's claims on it. Repeatable.")
+def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, force, replace):
     """Run seed experiments (IDS, or --all), draw their figures and check the papers' claims.
 
     Writes runs as Parquet (partitioned by experiment), figures (PNG, SVG) and report.md /
@@ -61,15 +64,24 @@ def reproduce_cmd(ids, all_, list_, quick, runs, jobs, out, backend, address, fo
         ids = [e.id for e in CATALOGUE]
     if not ids:
         raise UserError("name experiments to reproduce, or --all (ccsim reproduce --list shows them)")
-    from .experiments.reproduction import check_runs, resolve
+    from .experiments.reproduction import check_replace, check_runs, resolve
 
+    pairs = {}
+    for r in replace:
+        old, sep, new = r.partition("=")
+        if not sep or not old or not new:
+            raise UserError(f"--replace: expected OLD=NEW (e.g. bbr=mybbr.py:MyBbr); got {r!r}")
+        pairs[old] = new
     try:
-        check_runs(resolve(list(ids)), quick=quick, runs=runs)
+        entries = resolve(list(ids))
+        check_runs(entries, quick=quick, runs=runs)
+        check_replace(pairs, entries)
     except (KeyError, ValueError) as exc:
         raise UserError(str(exc.args[0])) from None
     try:
         rep = run_reproduce(
-            ids, out=out, quick=quick, runs=runs, jobs=jobs, backend=backend, address=address, force=force, progress=True
+            ids, out=out, quick=quick, runs=runs, jobs=jobs, backend=backend, address=address, force=force, progress=True,
+            replace=pairs,
         )
     except KeyError as exc:
         raise UserError(str(exc.args[0])) from None

@@ -22,7 +22,14 @@ NAMES = {
 }
 
 
+#: Algorithms a reproduction runs in place of the catalogue's (``ccsim reproduce --replace``):
+#: the catalogue's name -> the legend text. Set by the reproduction while it draws.
+REPLACED: dict[str, str] = {}
+
+
 def _name(cc: str) -> str:
+    if cc in REPLACED:
+        return REPLACED[cc]
     return NAMES.get(cc, cc)
 
 

@@ -3,13 +3,16 @@ write the report."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import html
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .. import results, store_check, sweep
+from . import figures
 from ..scenario import int_text
 from ..sweep import MAX_RUNS
 from ..sweep import table as sweep_table
@@ -74,6 +77,8 @@ class ReproduceReport:
     store_notes: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     out: Path | None = None
+    #: Algorithms run in place of the catalogue's ({catalogue's: run}).
+    replaced: dict[str, str] = field(default_factory=dict)
 
     @property
     def claims(self) -> list[ClaimResult]:
@@ -93,11 +98,35 @@ class ReproduceReport:
         return "; ".join(parts)
 
 
-def _data(e: Experiment, keys: set[str], out: Path) -> Data:
+def replace_algorithms(specs: list[sweep.RunSpec], replace: Mapping[str, str]) -> list[sweep.RunSpec]:
+    """The runs with each flow whose algorithm is a key of ``replace`` running the value instead
+    (the scenario, so the run's key, changes; the tags keep the catalogue's names, so that the
+    claims and figures find their points)."""
+    if not replace:
+        return specs
+    out = []
+    for s in specs:
+        scenario = copy.deepcopy(s.scenario)
+        for f in scenario.get("flows", []):
+            if isinstance(f, dict) and f.get("cc") in replace:
+                f["cc"] = replace[f["cc"]]
+        out.append(dataclasses.replace(s, scenario=scenario))
+    return out
+
+
+def _data(e: Experiment, keys: set[str], out: Path, replace: Mapping[str, str] | None = None) -> Data:
     runs = results.load(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
     ts = ev = None
     if BY_ID[e.data_id].timeseries:
         ts = results.load_timeseries(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
+    if replace:
+        # The replacement plays the catalogue algorithm's role: its rows carry that name.
+        back = {new: old for old, new in replace.items()}
+        for df in (runs, ts, ev):
+            if df is not None:
+                for col in ("cc", "flow_cc"):
+                    if col in df.columns:
+                        df[col] = df[col].replace(back)
     return Data(runs=runs, timeseries=ts, cc_events=ev)
 
 
@@ -112,13 +141,20 @@ def reproduce(
     address: str | None = None,
     force: bool = False,
     progress: bool = True,
+    replace: Mapping[str, str] | None = None,
 ) -> ReproduceReport:
+    """Run catalogue entries (and what they need), draw their figures, check their claims and
+    write the report. ``replace`` ({catalogue algorithm: algorithm}) runs another algorithm (a
+    built-in, a registered Python one or a ``file.py:Class`` reference, relative to the working
+    directory) wherever an entry runs the catalogue's: its claims are then checked on it."""
     t0 = time.perf_counter()
     out = Path(out)
     entries = resolve(list(ids))  # validates the ids first
     check_runs(entries, quick=quick, runs=runs)
+    replace = check_replace(replace or {}, entries)
     requested = [BY_ID[i] for i in dict.fromkeys(ids)]
-    specs_by: dict[str, list[sweep.RunSpec]] = {e.id: e.specs(quick=quick, runs=runs) for e in entries}
+    specs_by: dict[str, list[sweep.RunSpec]] = {
+        e.id: replace_algorithms(e.specs(quick=quick, runs=runs), replace) for e in entries}
     all_specs = [s for e in entries for s in specs_by[e.id]]
     ex = sweep.execute(
         all_specs, out, jobs=jobs, backend=backend, address=address, force=force, progress=progress,
@@ -130,7 +166,7 @@ def reproduce(
     data: dict[str, Data] = {}
     for e in entries:
         keys = {s.key for s in specs_by[e.data_id]}
-        data[e.id] = _data(e, keys, out)
+        data[e.id] = _data(e, keys, out, replace)
     for e in requested:
         d = data[e.id]
         d.others = {n: data[n] for n in e.needs}
@@ -139,19 +175,45 @@ def reproduce(
             outcome.error = "no successful runs"
         else:
             stem = out / "figures" / e.id
+            figures.REPLACED.update({old: f"{new} (as {figures.NAMES.get(old, old)})" for old, new in replace.items()})
             try:
                 e.plot(d, stem)
                 outcome.figure = stem.with_suffix(".png")
             except Exception as exc:  # a figure that cannot be drawn is reported
                 outcome.error = f"figure: {type(exc).__name__}: {exc}"
+            finally:
+                figures.REPLACED.clear()
             outcome.claims = [evaluate(e.id, c, d) for c in e.claims]
             specs = specs_by[e.data_id]
             outcome.spread_columns = [t for t in (specs[0].tags if specs else {}) if t not in ("run", "seed")]
             outcome.spread_rows = _spread_rows(d, outcome.spread_columns)
         rep.outcomes.append(outcome)
     rep.elapsed = time.perf_counter() - t0
+    rep.replaced = dict(replace)
     write_report(rep, quick=quick)
     return rep
+
+
+def check_replace(replace: Mapping[str, str], entries: Sequence[Experiment]) -> dict[str, str]:
+    """``replace`` checked: each key an algorithm the entries run, each value an algorithm
+    (a ``file.py:Class`` reference is registered here). ValueError with one line otherwise."""
+    from .. import cc as pycc
+    from ..scenario import ScenarioError, algorithms
+
+    used = sorted({f.get("cc") for e in entries for s in e.specs(quick=True)
+                   for f in s.scenario.get("flows", []) if isinstance(f, dict)} - {None})
+    for old, new in replace.items():
+        if old not in used:
+            raise ValueError(f"--replace {old}={new}: the entries run no {old!r}; they run: {', '.join(used)}")
+        if pycc.FILE_REF.match(new):
+            try:
+                pycc.load_reference(new, Path.cwd())
+            except ScenarioError as exc:
+                raise ValueError(f"--replace {old}={new}: {exc}") from None
+        if new not in {a["name"] for a in algorithms()}:
+            raise ValueError(f"--replace {old}={new}: unknown algorithm {new!r}; accepted: an algorithm of "
+                             "`ccsim algorithms`, a registered one or file.py:Class")
+    return dict(replace)
 
 
 def _spread_rows(d: Data, columns: list[str]) -> list[tuple]:
@@ -194,6 +256,9 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
         "",
         f"Mode: {mode}. Claims: {claims_text}. Wall time: {rep.elapsed:.1f} s.",
         "",
+        *([f"Algorithms replaced: {', '.join(f'{o} by {n}' for o, n in rep.replaced.items())}. Wherever an entry "
+           "runs the first, the second ran; claims, figures and tables name the catalogue's algorithm and are "
+           "checked on its replacement.", ""] if rep.replaced else []),
         "A claim that does not hold is reported as not holding, with the likely reason; the models were not tuned "
         "to make claims pass. Each experiment below names its paper (authors and title) under Source. Entries "
         "marked \"beyond the seeds\" rerun a seed's set-up with an algorithm the seeds could not run; their "
