@@ -370,10 +370,7 @@ mod tests {
     use super::*;
 
     fn sock(cwnd: u32) -> SockState {
-        let mut s = SockState::new(1448, 10);
-        s.cwnd = cwnd;
-        s.ssthresh = 2;
-        s
+        SockState::with_window(cwnd, 2)
     }
 
     #[test]

@@ -174,10 +174,7 @@ mod tests {
     use super::*;
 
     fn sock(cwnd: u32) -> SockState {
-        let mut s = SockState::new(1448, 10);
-        s.cwnd = cwnd;
-        s.ssthresh = 2;
-        s
+        SockState::with_window(cwnd, 2)
     }
 
     /// One ACK in congestion avoidance at `cwnd`, then the loss response; returns (ai, ssthresh).

@@ -259,10 +259,7 @@ mod tests {
     use crate::time::US;
 
     fn sock(cwnd: u32, ssthresh: u32) -> SockState {
-        let mut s = SockState::new(1448, 10);
-        s.cwnd = cwnd;
-        s.ssthresh = ssthresh;
-        s
+        SockState::with_window(cwnd, ssthresh)
     }
 
     fn ill() -> Illinois {

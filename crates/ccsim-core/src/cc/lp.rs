@@ -272,10 +272,7 @@ mod tests {
     use crate::time::MS;
 
     fn sock(cwnd: u32) -> SockState {
-        let mut s = SockState::new(1448, 10);
-        s.cwnd = cwnd;
-        s.ssthresh = 5;
-        s
+        SockState::with_window(cwnd, 5)
     }
 
     fn ack(tsval: u32, tsecr: u32) -> AckSample {

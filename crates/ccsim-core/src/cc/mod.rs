@@ -167,6 +167,15 @@ impl SockState {
 }
 
 impl SockState {
+    /// A socket for unit tests: MSS 1448, initial window 10, the given cwnd and ssthresh.
+    #[cfg(test)]
+    pub fn with_window(cwnd: u32, ssthresh: u32) -> Self {
+        let mut s = SockState::new(1448, 10);
+        s.cwnd = cwnd;
+        s.ssthresh = ssthresh;
+        s
+    }
+
     pub fn new(mss: u32, initial_cwnd: u32) -> Self {
         SockState {
             now: 0,
