@@ -98,3 +98,105 @@ def emulate_link(config_json: str, on_tick: Callable[[], bool] | None = None) ->
     kept up: CPU time, hand-over lateness, errors).  Raises ``ValueError`` for a bad
     configuration and ``OSError`` when a device cannot be attached or read.
     """
+
+# -- congestion controllers written in Python (ccsim.cc; crates/ccsim-py/src/pycc.rs) ----------
+
+class AlgorithmError(ValueError):
+    """A Python algorithm's hook failed; ``__cause__`` is the user's exception."""
+
+class Sock:
+    """The socket state a Python hook sees (the engine's SockState; docs/python_cc.md)."""
+
+    now: int
+    mss: int
+    cwnd: int
+    ssthresh: int
+    cwnd_cnt: int
+    cwnd_clamp: int
+    pacing_rate: int
+    cwr_request: bool
+    ca_state: int
+    packets_out: int
+    sacked_out: int
+    lost_out: int
+    retrans_out: int
+    delivered: int
+    delivered_mstamp: int
+    delivered_ce: int
+    lost: int
+    srtt: int
+    min_rtt: int
+    snd_una: int
+    snd_nxt: int
+    is_cwnd_limited: bool
+    max_packets_out: int
+    app_limited: int
+    next_tx_time: int
+    prior_cwnd: int
+    initial_cwnd: int
+    paced: bool
+    lsndtime: int
+    cwnd_usage_seq: int
+    ts_tick: int
+    ecn: bool
+    loss_is_timeout: bool
+    def packets_in_flight(self) -> int: ...
+    def in_slow_start(self) -> bool: ...
+    def cwnd_limited(self) -> bool: ...
+    def slow_start(self, acked: int) -> int: ...
+    def cong_avoid_ai(self, w: int, acked: int) -> None: ...
+    def record(self, kind: str, value: float = ..., value2: float = ...) -> None: ...
+
+class AckSample:
+    pkts_acked: int
+    rtt: int
+    in_flight: int
+    ts_val: int
+    ts_ecr: int
+    def owd_ticks(self) -> int: ...
+
+class RateSample:
+    prior_delivered: int
+    prior_mstamp: int | None
+    delivered: int
+    prior_delivered_ce: int
+    delivered_ce: int
+    interval: int
+    rtt: int
+    losses: int
+    acked_sacked: int
+    prior_in_flight: int
+    is_app_limited: bool
+    is_retrans: bool
+    is_ack_delayed: bool
+    tx_in_flight: int
+    prior_lost: int
+    lost: int
+    is_ece: bool
+
+class SkbTx:
+    in_flight: int
+    lost: int
+    is_app_limited: bool
+    has_delivered_mstamp: bool
+
+def register_cc(
+    name: str,
+    cls: type,
+    params: list[tuple[str, float, str]],
+    hooks: list[str],
+    tag: str,
+    summary: str = "",
+    source: str = "",
+    pacing: bool = False,
+    needs_ecn: bool = False,
+    ect1: bool = False,
+) -> None:
+    """Register a Python class as the algorithm ``name`` (use ccsim.register)."""
+
+def unregister_cc(name: str) -> bool: ...
+def registered_ccs() -> list[str]: ...
+def trace_builtin(builtin: str) -> str:
+    """Register ``<builtin>+trace``, the built-in with every hook call logged (tests)."""
+
+def take_trace() -> list[tuple[int, int, str, int]]: ...
