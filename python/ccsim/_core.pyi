@@ -77,7 +77,8 @@ def estimate_memory(scenario_json: str, timeseries: bool = True) -> str:
     ``timeseries_bytes``, ``cc_event_rows``/``cc_event_bytes``."""
 
 def algorithms() -> str:
-    """JSON list of ``{name, summary, source, params: [{name, default, unit, range, min, max, doc}]}``."""
+    """JSON list of ``{name, summary, source, registered, params: [{name, default, unit, range, min, max, doc}]}``
+    (``registered``: a Python algorithm, ccsim.register)."""
 
 def qdiscs() -> str:
     """JSON list of ``{name, summary, source, can_mark, params: [{name, default, unit, range, min, max, doc}]}``."""
