@@ -33,11 +33,31 @@
 //! - **RTTstanding** is exact (a monotone deque over the last srtt/2); **RTTmin** over 10 s and
 //!   the **largest RTT over the last `switch_rtts` srtt** are Linux's windowed min/max
 //!   (`lib/win_minmax.c`, Kathleen Nichols' three-sample filter): constant memory.
-//! - **"Nearly empty"**: an RTT sample r with r - RTTmin <= `empty_fraction` (0.1) x (the
-//!   largest RTT of the last `switch_rtts` srtt - RTTmin), as genericCC's `is_copa` (which
-//!   uses < and 4 srtt; <= so that a flat RTT, no queue at all, counts as empty; 5 RTTs as the
-//!   paper). The flow is competitive when no sample was nearly empty in the last
+//! - **"Nearly empty"**: an RTT sample r with r - RTTmin <= max(`empty_fraction` (0.1) x (the
+//!   largest RTT of the last `switch_rtts` srtt - RTTmin), n x P), as genericCC's `is_copa`
+//!   (which uses <, and 4 srtt; <= so that a flat RTT, no queue at all, counts as empty; 5 RTTs
+//!   as the paper). The flow is competitive when no sample was nearly empty in the last
 //!   `switch_rtts` x srtt.
+//!   The floor n x P is ccsim's: n is the number of packets the sample's ACK acknowledges and
+//!   P one packet time at the fastest rate the flow was delivered at in the last
+//!   `rtt_min_window` (the windowed minimum of the rate samples' interval / delivered; for a
+//!   lone flow the bottleneck's packet time, and never less than it). Why: with delayed ACKs
+//!   (Linux's default, every second segment) each ACK acknowledges 2 packets and releases 2
+//!   (3 when cwnd grows) that leave together (EDT pacing lets a packet make up half its slot),
+//!   and the RTT sample is that of the newest packet of the ACK, which queued behind its own
+//!   burst. At 20 Mbps / 20 ms a lone flow's smallest samples sat 0.83 ms (1.4 packet times)
+//!   above RTTmin while the 10 % threshold was 0.33 ms: it never read as nearly empty and went
+//!   competitive (5 times in 20 s, queue 122 packets); with `[tcp] delayed_ack = false` the
+//!   samples reached RTTmin every cycle and it did not switch. genericCC ACKs every packet and
+//!   paces evenly, so the paper's 10 % sees its empty queue. The earlier floor of one packet
+//!   time at the flow's own rate (RTTstanding / cwnd) was too small for a lone flow and far
+//!   too large for a squeezed one (cwnd 2 against CUBIC: half an RTT).
+//! - **Mode-switch guard** (ccsim's): no switch to competitive mode while the last window's
+//!   cwnd went down (`direction` -1). Without it a lone flow still switched right after slow
+//!   start (4 times in 20 s at 20 Mbps / 20 ms, back within 2-4 RTTs): the slow-start overshoot
+//!   (~20 packets) drains at 1/delta = 2 packets per RTT before velocity builds up, more than 5
+//!   RTTs. (A second guard, slow-start samples counting as nearly empty, made no difference once
+//!   the floor above was right and was removed.)
 //! - **Per-ACK step** is v x (packets the ACK acknowledges) / (delta cwnd), so a delayed ACK
 //!   for two packets moves cwnd as two ACKs would; v is capped at cwnd (genericCC:
 //!   `update_amt = min(update_amt, window)`), so one ACK moves cwnd by at most 1/delta per
@@ -186,6 +206,11 @@ pub struct Copa {
     min_filter: WinMinMax,
     max_filter: WinMinMax,
     has_sample: bool,
+    /// The shortest time per delivered packet of the last `rtt_min_window` (ns), from the
+    /// rate samples (`interval / delivered`): one packet time at the fastest rate the flow was
+    /// delivered at, at least the bottleneck's packet time.
+    pkt_time_filter: WinMinMax,
+    has_rate_sample: bool,
     last_nearly_empty: Time,
     last_delta_increase: Time,
     last_delta_halving: Option<Time>,
@@ -212,6 +237,8 @@ impl Copa {
             min_filter: WinMinMax::default(),
             max_filter: WinMinMax::default(),
             has_sample: false,
+            pkt_time_filter: WinMinMax::default(),
+            has_rate_sample: false,
             last_nearly_empty: 0,
             last_delta_increase: 0,
             last_delta_halving: None,
@@ -240,8 +267,32 @@ impl Copa {
         self.cwnd / (self.rtt_standing as f64 / SEC as f64)
     }
 
-    /// One RTT sample `rtt` at `now`, with the stack's `srtt` (0 before its first sample).
-    pub fn on_rtt_sample(&mut self, now: Time, rtt: Time, srtt: Time) {
+    /// One delivery-rate sample: `delivered` packets over `interval` ns.
+    pub fn on_rate_sample(&mut self, now: Time, delivered: u64, interval: Time) {
+        if delivered == 0 || interval == 0 {
+            return;
+        }
+        let pt = (interval / delivered).max(1);
+        if !self.has_rate_sample {
+            self.has_rate_sample = true;
+            self.pkt_time_filter.reset(now, pt);
+        }
+        self.pkt_time_filter.running_min(self.cfg.rtt_min_window, now, pt);
+    }
+
+    /// One packet time at the fastest delivery rate of the last `rtt_min_window`, ns (0
+    /// before the first rate sample).
+    pub fn packet_time(&self) -> Time {
+        if self.has_rate_sample {
+            self.pkt_time_filter.get()
+        } else {
+            0
+        }
+    }
+
+    /// One RTT sample `rtt` at `now`, from an ACK that acknowledged `acked` packets, with the
+    /// stack's `srtt` (0 before its first sample).
+    pub fn on_rtt_sample(&mut self, now: Time, rtt: Time, srtt: Time, acked: u32) {
         let srtt = if srtt > 0 { srtt } else { rtt };
         if !self.has_sample {
             self.min_filter.reset(now, rtt);
@@ -265,11 +316,12 @@ impl Copa {
             self.has_sample = true;
             self.last_nearly_empty = now;
         }
-        // At least one packet time at the flow's own rate (RTTstanding/cwnd): a sample cannot
-        // resolve a queue below the spacing of the flow's own packets.
-        let packet_time = self.rtt_standing as f64 / self.cwnd.max(1.0);
-        let threshold = ((rtt_max - self.rtt_min) as f64 * self.cfg.empty_fraction).max(packet_time);
-        if self.slow_start || ((rtt - self.rtt_min) as f64) <= threshold {
+        // At least `acked` packet times: the sample is the RTT of the newest packet the ACK
+        // acknowledges, which left in a burst with the others that ACK's predecessor released
+        // and queued behind them at the bottleneck (see the module comment).
+        let floor = acked.max(1) as f64 * self.packet_time() as f64;
+        let threshold = ((rtt_max - self.rtt_min) as f64 * self.cfg.empty_fraction).max(floor);
+        if ((rtt - self.rtt_min) as f64) <= threshold {
             self.last_nearly_empty = now;
         }
     }
@@ -282,8 +334,8 @@ impl Copa {
         let now = s.now;
         let stale = now - self.last_nearly_empty > (srtt as f64 * self.cfg.switch_rtts) as Time;
         // Not while the flow is draining (its last window's cwnd went down): the queue may be
-        // its own (the overshoot of slow start, or of a competitive episode), which takes more
-        // than 5 RTTs to drain when it is more than ~20 packets (see the module comment).
+        // its own (the overshoot of slow start), which takes more than 5 RTTs to drain at
+        // 1/delta packets per RTT (see the module comment).
         if stale && !self.competitive && self.direction != -1 {
             self.competitive = true;
             self.delta = self.cfg.delta;
@@ -386,8 +438,11 @@ impl CongestionControl for Copa {
     }
 
     fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
+        if rs.delivered > 0 && rs.interval > 0 {
+            self.on_rate_sample(s.now, rs.delivered as u64, rs.interval as Time);
+        }
         if rs.rtt >= 0 {
-            self.on_rtt_sample(s.now, rs.rtt.max(1) as Time, s.srtt);
+            self.on_rtt_sample(s.now, rs.rtt.max(1) as Time, s.srtt, rs.acked_sacked);
         }
         if !self.has_sample {
             return;
@@ -431,8 +486,8 @@ mod tests {
         let mut c = copa();
         // RTTmin 20 ms (at 0), then 22 ms 100 ms later: with srtt 20 ms the standing window is
         // 10 ms, so RTTstanding = 22 ms, d_q = 2 ms.
-        c.on_rtt_sample(0, 20 * MS, 20 * MS);
-        c.on_rtt_sample(100 * MS, 22 * MS, 20 * MS);
+        c.on_rtt_sample(0, 20 * MS, 20 * MS, 1);
+        c.on_rtt_sample(100 * MS, 22 * MS, 20 * MS, 1);
         assert_eq!((c.rtt_min, c.rtt_standing, c.queueing_delay()), (20 * MS, 22 * MS, 2 * MS));
         // lambda_t = 1 / (0.5 x 0.002 s) = 1000 packets/s.
         assert!((c.target_rate() - 1000.0).abs() < 1e-9);
@@ -449,7 +504,7 @@ mod tests {
         c.step(1);
         assert!((c.cwnd - (23.0 - 1.0 / 11.5)).abs() < 1e-12);
         // A smaller RTT 5 ms later becomes RTTstanding at once; d_q = 0: infinite target.
-        c.on_rtt_sample(105 * MS, 20 * MS, 20 * MS);
+        c.on_rtt_sample(105 * MS, 20 * MS, 20 * MS, 1);
         assert_eq!(c.queueing_delay(), 0);
         assert!(c.target_rate().is_infinite());
         // Slow start doubles (cwnd += acked) until lambda exceeds lambda_t.
@@ -462,11 +517,11 @@ mod tests {
     #[test]
     fn rtt_standing_is_the_minimum_of_the_last_half_srtt() {
         let mut c = copa();
-        c.on_rtt_sample(0, 30 * MS, 40 * MS);
-        c.on_rtt_sample(5 * MS, 35 * MS, 40 * MS);
-        c.on_rtt_sample(10 * MS, 33 * MS, 40 * MS);
+        c.on_rtt_sample(0, 30 * MS, 40 * MS, 1);
+        c.on_rtt_sample(5 * MS, 35 * MS, 40 * MS, 1);
+        c.on_rtt_sample(10 * MS, 33 * MS, 40 * MS, 1);
         assert_eq!(c.rtt_standing, 30 * MS, "30 ms is 10 ms old: inside srtt/2 = 20 ms");
-        c.on_rtt_sample(21 * MS, 34 * MS, 40 * MS);
+        c.on_rtt_sample(21 * MS, 34 * MS, 40 * MS, 1);
         assert_eq!(c.rtt_standing, 33 * MS, "30 ms (t = 0) has left the window; 35 ms was dominated");
     }
 
@@ -500,11 +555,31 @@ mod tests {
         assert_eq!(c.velocity, 1.0);
         // v is capped at cwnd in the step: cwnd 4, v 8, delta 0.5, increasing: + 4 / 2 = 2.
         let mut c = copa();
-        c.on_rtt_sample(0, 20 * MS, 20 * MS);
+        c.on_rtt_sample(0, 20 * MS, 20 * MS, 1);
         c.cwnd = 4.0;
         c.velocity = 8.0;
         c.step(1);
         assert_eq!(c.cwnd, 6.0);
+    }
+
+    #[test]
+    fn nearly_empty_allows_one_packet_time_per_packet_the_ack_acknowledges() {
+        let mut c = copa();
+        let srtt = 20 * MS;
+        c.cwnd = 20.0;
+        c.on_rtt_sample(0, 20 * MS, srtt, 1);
+        c.on_rtt_sample(10 * MS, 30 * MS, srtt, 1);
+        assert_eq!(c.packet_time(), 0, "no rate sample yet");
+        // Rate samples: 10 packets in 10 ms, then 10 in 20 ms: the shortest time per packet,
+        // 1 ms, is kept (a windowed minimum over rtt_min_window).
+        c.on_rate_sample(10 * MS, 10, 10 * MS);
+        c.on_rate_sample(20 * MS, 10, 20 * MS);
+        assert_eq!(c.packet_time(), MS);
+        // 10 % of (30 - 20) ms is 1 ms; an ACK of two packets allows 2 packet times = 2 ms.
+        c.on_rtt_sample(30 * MS, 21_900_000, srtt, 1);
+        assert_eq!(c.last_nearly_empty, 0, "1.9 ms > max(1 ms, 1 packet time)");
+        c.on_rtt_sample(31 * MS, 21_900_000, srtt, 2);
+        assert_eq!(c.last_nearly_empty, 31 * MS, "1.9 ms <= 2 packet times");
     }
 
     #[test]
@@ -513,14 +588,14 @@ mod tests {
         let mut s = SockState::new(1448, 10);
         let srtt = 20 * MS;
         c.cwnd = 20.0;
-        c.on_rtt_sample(0, 20 * MS, srtt);
-        // A queue builds: 30 ms samples (RTTmax 30, threshold 20 + 1 ms; one packet time at
-        // this rate is 20 ms / 20 = 1 ms).
+        c.on_rtt_sample(0, 20 * MS, srtt, 1);
+        // A queue builds: 30 ms samples (RTTmax 30, threshold 20 + 1 ms; no rate sample yet,
+        // so no packet-time floor).
         for i in 1..=10 {
-            c.on_rtt_sample(i * 10 * MS, 30 * MS, srtt);
+            c.on_rtt_sample(i * 10 * MS, 30 * MS, srtt, 1);
         }
         // 21 ms is within 10 % of (30 - 20) = 1 ms of RTTmin: nearly empty at 100 ms.
-        c.on_rtt_sample(100 * MS, 21 * MS, srtt);
+        c.on_rtt_sample(100 * MS, 21 * MS, srtt, 1);
         s.now = 200 * MS;
         c.update_mode(&mut s, srtt);
         assert!(!c.competitive, "exactly 5 srtt: not yet");
@@ -550,7 +625,7 @@ mod tests {
         assert_eq!(c.delta, 0.5);
         // A nearly empty sample: back to default mode, delta = 0.5.
         c.delta = 0.1;
-        c.on_rtt_sample(s.now, 20 * MS, srtt);
+        c.on_rtt_sample(s.now, 20 * MS, srtt, 1);
         c.update_mode(&mut s, srtt);
         assert!(!c.competitive);
         assert_eq!(c.delta, 0.5);
@@ -558,7 +633,7 @@ mod tests {
         // With competitive = false nothing switches.
         let mut c = Copa::new(CopaConfig { competitive: false, ..CopaConfig::default() });
         c.slow_start = false;
-        c.on_rtt_sample(0, 20 * MS, srtt);
+        c.on_rtt_sample(0, 20 * MS, srtt, 1);
         s.now = 10 * SEC;
         c.update_mode(&mut s, srtt);
         assert!(!c.competitive);
