@@ -15,9 +15,10 @@ the only randomness: both simulators are deterministic without it) and seed 1 wi
 DCTCP, which ns-3 also has, needs a marking queue: validation/ns3/qdisc.py compares it.
 
 The dumbbell, the TCP set-up, the ns-3 program and its cache are run.py's: ns-3 runs in
-run.py's "aligned" set-up (its TCP deviations from Linux switched off), and with the
-algorithms' constants set to Linux's where ns-3's defaults differ (LINUX_CONSTANTS): the
-comparison is then of the two models of each algorithm, not of two choices of constant.
+run.py's "aligned" set-up (its TCP deviations from Linux switched off), with 32 MiB socket
+buffers (SOCKET_BUFFER), and with the algorithms' constants set to Linux's where ns-3's
+defaults differ (LINUX_CONSTANTS): the comparison is then of the two models of each
+algorithm, not of two choices of constant.
 
 Writes to --out (default validation/ns3/results): algorithms.md (the tables), algorithms.csv
 (one row per point), algorithms_runs.csv (one row per run), raw/ (run.py's cache).
