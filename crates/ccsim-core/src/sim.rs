@@ -174,6 +174,11 @@ impl Sim {
         line: Option<Vec<LineFlow>>,
     ) -> Sim {
         let topology::Built { mut net, routes } = built;
+        for d in &mut net.dirs {
+            if let Some(r) = d.link.varying.as_deref_mut().and_then(|v| v.rate.as_mut()) {
+                r.horizon = duration;
+            }
+        }
         let buffered: Vec<u32> = (0..net.dirs.len() as u32)
             .filter(|&d| {
                 let l = &net.dirs[d as usize].link;
@@ -326,11 +331,15 @@ impl Sim {
             Event::FlowStop(f) => self.end_flow(f),
             Event::LinkArrive(d) => {
                 let dir = &mut self.net.dirs[d as usize];
+                if dir.link.varying.is_some() && !dir.link.wire.line.front().is_some_and(|&(t, _)| t <= now) {
+                    // A wire that reorders: an event for a head that an earlier packet overtook.
+                    return;
+                }
                 let (r, next) = dir.link.arrive();
                 if let Some(t) = next {
                     self.q.schedule(t, Event::LinkArrive(d));
                 }
-                if dir.lose() {
+                if dir.lose_at(now) {
                     dir.link.stats.random_losses += 1;
                     self.net.packets.discard(r.slot);
                 } else {
@@ -699,7 +708,8 @@ impl Sim {
         marks: bn.marks(),
         random_losses: st.random_losses,
         ack_losses: self.net.segment_counts()[bn_rev as usize].2,
-        utilization: (st.busy_time as f64 / self.end as f64).min(1.0),
+        utilization: bn.utilization(self.end),
+        capacity_mbps: bn.capacity_bits(self.end) / to_secs(self.end) / 1e6,
         queue_mean_pkts: st.queue_area as f64 / self.end as f64,
         queue_max_pkts: st.queue_max,
         queue_delay_mean_ms: bn.qdelay_mean() / 1e6,
@@ -758,7 +768,8 @@ impl Sim {
                     aqm_drops: d.aqm_drops(),
                     marks: d.marks(),
                     random_losses: st.random_losses + s_lost,
-                    utilization: (st.busy_time as f64 / end).min(1.0),
+                    utilization: if d.unlimited() { 0.0 } else { d.utilization(self.end) },
+                    capacity_mbps: (!d.unlimited()).then(|| d.capacity_bits(self.end) / to_secs(self.end) / 1e6),
                     queue_mean_pkts: st.queue_area as f64 / end,
                     queue_max_pkts: st.queue_max,
                     queue_delay_mean_ms: if d.unlimited() { 0.0 } else { d.qdelay_mean() / 1e6 },

@@ -23,9 +23,10 @@
 pub mod link;
 pub mod network;
 pub mod qdisc;
+pub mod shape;
 pub mod wifi;
 
-pub use link::{DelayLine, Link, LinkStats, Offer, QueueLimit};
+pub use link::{DelayLine, Link, LinkStats, Offer, QueueLimit, Varying};
 pub use network::{Hop, LinkDir, Network, Route, Step};
 
 use crate::tcp::{AckPkt, DataPkt, ACK_BYTES};
