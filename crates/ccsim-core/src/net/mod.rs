@@ -168,6 +168,12 @@ impl PacketStore {
         self.slots[slot as usize]
     }
 
+    /// The packet in `slot` (it stays).
+    #[inline]
+    pub fn get(&self, slot: u32) -> Packet {
+        self.slots[slot as usize]
+    }
+
     /// Free `slot` (its packet was lost).
     #[inline]
     pub fn discard(&mut self, slot: u32) {
