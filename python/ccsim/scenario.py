@@ -182,7 +182,7 @@ class Scenario:
             normalised = _core.validate(payload)
         except ValueError as exc:
             raise self._error(exc) from None
-        sc = Scenario.from_dict(json.loads(normalised))
+        sc = Scenario.from_dict(_restore_traces(json.loads(normalised), self._data))
         sc.source = self.source
         return sc
 
@@ -517,6 +517,25 @@ def _resolve_traces(data: Mapping[str, Any], base: Path | None) -> Mapping[str, 
             new_links.append(link)
         out["links"] = new_links
     return out if changed else data
+
+
+def _restore_traces(norm: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The normalised scenario with its trace paths as written in ``data`` (the core saw them
+    made absolute by :func:`_resolve_traces`)."""
+
+    def restore(n: Any, d: Any) -> None:
+        if isinstance(n, dict) and isinstance(d, dict) and isinstance(d.get("rate"), dict) and "trace" in d["rate"]:
+            if isinstance(n.get("rate"), dict):
+                n["rate"]["trace"] = d["rate"]["trace"]
+
+    restore(norm.get("bottleneck"), data.get("bottleneck"))
+    links, given = norm.get("links"), data.get("links")
+    if isinstance(links, list) and isinstance(given, list):
+        for n, d in zip(links, given):
+            restore(n, d)
+            if isinstance(n, dict) and isinstance(d, dict):
+                restore(n.get("reverse"), d.get("reverse"))
+    return norm
 
 
 def _drop_none(fields: Mapping[str, Any]) -> dict[str, Any]:
