@@ -42,9 +42,13 @@ def run(
     timeseries: bool = True,
     memory_limit: int | None = None,
     limit_text: str = "",
-) -> tuple[str, dict[str, bytearray | list], dict[str, bytearray | list], dict[str, bytearray | list]]:
+    pcap_dir: str | None = None,
+    pcap_links: list[str] | None = None,
+    pcap_snaplen: int = 128,
+) -> tuple[str, dict[str, bytearray | list], dict[str, bytearray | list], dict[str, bytearray | list], list[tuple[str, str, int]]]:
     """Run one simulation and return ``(summary_json, timeseries_columns, event_columns,
-    link_queue_columns)``.
+    link_queue_columns, pcaps)``; ``pcaps`` lists the captures written into ``pcap_dir``
+    (direction, file, packets), none without it.
 
     ``seed``, when given, overrides the scenario's ``seed``.  ``summary_json`` is one JSON
     object: the ``summary`` table of :func:`schema` (``line_summary`` for a ``[wireless]``

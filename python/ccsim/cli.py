@@ -163,14 +163,26 @@ def cli() -> None:
 @click.option("--memory-limit", "memory_limit", default=None, metavar="SIZE",
               help="Memory the run may use, e.g. 8GB (default: $CCSIM_MEMORY_LIMIT, else half "
                    "of this machine's memory); a run estimated to need more is refused.")
+@click.option("--pcap", "pcap_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR", help="Write a packet capture (pcap) of each --pcap-links direction into DIR.")
+@click.option("--pcap-links", "pcap_links", default=None, metavar="A->B,...",
+              help="Link directions to capture, e.g. r1->r2,r2->r1 (default: the bottleneck).")
+@click.option("--pcap-snaplen", "pcap_snaplen", type=int, default=128, show_default=True, metavar="BYTES",
+              help="Bytes of each frame kept in the capture (headers and the start of the payload).")
 def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool, no_timeseries: bool,
-            memory_limit: str | None) -> None:
+            memory_limit: str | None, pcap_dir: Path | None, pcap_links: str | None, pcap_snaplen: int) -> None:
     """Run the scenario in FILE.toml and print a summary."""
     from .limits import parse_size
 
     limit = parse_size(memory_limit, "--memory-limit") if memory_limit is not None else None
-    result = run_scenario(file, seed=seed, timeseries=not no_timeseries, memory_limit=limit)
+    if pcap_links is not None and pcap_dir is None:
+        raise UserError("--pcap-links: needs --pcap DIR (the folder the captures go to)")
+    links = [x.strip() for x in pcap_links.split(",") if x.strip()] if pcap_links is not None else None
+    result = run_scenario(file, seed=seed, timeseries=not no_timeseries, memory_limit=limit,
+                          pcap=pcap_dir, pcap_links=links, pcap_snaplen=pcap_snaplen)
     _show_result(result, out_dir, as_json)
+    for link, path in result.pcap_files.items():
+        click.echo(f"wrote the capture of {link} to {path}", err=True)
 
 
 def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:

@@ -46,6 +46,9 @@ def run(
     *,
     timeseries: bool = True,
     memory_limit: int | str | None = None,
+    pcap: str | os.PathLike | None = None,
+    pcap_links: list[str] | None = None,
+    pcap_snaplen: int = 128,
 ) -> Result:
     """Run one simulation.
 
@@ -58,13 +61,28 @@ def run(
     :mod:`ccsim.limits`).  A run estimated to need more is refused before it starts.
     Raises :class:`ScenarioError` for an invalid scenario or seed, and for a run
     that needs more memory than its limit.
+
+    ``pcap`` (a folder, created if missing) writes a packet capture of each link direction
+    in ``pcap_links`` (ids such as ``"r1->r2"``; default: the bottleneck, or on a
+    ``[[links]]`` network the slowest direction of each flow's path) as
+    ``<from>-<to>.pcap``: the packets offered to the direction, with synthetic Ethernet,
+    IPv4 and TCP headers, frames cut to ``pcap_snaplen`` bytes (see docs/model.md).
+    :attr:`Result.pcap_files` lists them.
     """
     from . import limits
 
-    return _run(scenario, seed, timeseries, limits.resolve(memory_limit))
+    return _run(scenario, seed, timeseries, limits.resolve(memory_limit), pcap, pcap_links, pcap_snaplen)
 
 
-def _run(scenario: ScenarioLike, seed: int | None, timeseries: bool, limit: tuple[int, str]) -> Result:
+def _run(
+    scenario: ScenarioLike,
+    seed: int | None,
+    timeseries: bool,
+    limit: tuple[int, str],
+    pcap: str | os.PathLike | None = None,
+    pcap_links: list[str] | None = None,
+    pcap_snaplen: int = 128,
+) -> Result:
     """:func:`run` with the memory limit resolved: (bytes, where it comes from)."""
     sc = _as_scenario(scenario)
     if seed is not None:
@@ -75,7 +93,14 @@ def _run(scenario: ScenarioLike, seed: int | None, timeseries: bool, limit: tupl
         raise ScenarioError(f"timeseries: expected true or false; got {timeseries!r}")
     payload = sc.to_json()
     try:
-        summary_json, columns, events, link_queues = _core.run(payload, seed, timeseries, limit[0], limit[1])
+        if pcap_links is not None and (isinstance(pcap_links, str) or not all(isinstance(x, str) for x in pcap_links)):
+            raise ScenarioError(f"pcap_links: expected a list of link directions such as [\"r1->r2\"]; got {pcap_links!r}")
+        if isinstance(pcap_snaplen, bool) or not isinstance(pcap_snaplen, int) or not 14 <= pcap_snaplen <= 65535:
+            raise ScenarioError(f"pcap_snaplen: expected an integer in [14, 65535]; got {pcap_snaplen!r}")
+        pcap_dir = None if pcap is None else os.fspath(pcap)
+        summary_json, columns, events, link_queues, pcaps = _core.run(
+            payload, seed, timeseries, limit[0], limit[1], pcap_dir, pcap_links, pcap_snaplen
+        )
     except _core.AlgorithmError as exc:
         from .cc import user_error
 
@@ -83,6 +108,7 @@ def _run(scenario: ScenarioLike, seed: int | None, timeseries: bool, limit: tupl
     except ValueError as exc:
         raise sc._error(exc) from None
     result = Result(json.loads(summary_json), columns, scenario=sc, events=events, link_queues=link_queues)
+    result.pcap_files = {link: Path(path) for link, path, _ in pcaps}
     for line in result.warnings:
         warnings.warn(line, CcsimWarning, stacklevel=2)
     return result
@@ -141,6 +167,8 @@ class Result:
         self._link_queues: dict[str, list] = dict(link_queues or {c: [] for c in LINK_QUEUE_COLUMNS})
         #: The scenario that was run (as given, not normalised), if known.
         self.scenario = scenario
+        #: The packet captures written (``run(..., pcap=DIR)``): link direction -> file.
+        self.pcap_files: dict[str, Path] = {}
 
     # -- scalar fields -----------------------------------------------------------------
 

@@ -139,7 +139,7 @@ class Scenario:
     def _payload(self) -> str:
         self._register_python_algorithms()
         try:
-            text, stand_ins = _encode(self._data)
+            text, stand_ins = _encode(_resolve_traces(self._data, self.source.parent if self.source is not None else None))
         except ScenarioError as exc:
             raise self._error(exc) from None
         if stand_ins:
@@ -182,7 +182,7 @@ class Scenario:
             normalised = _core.validate(payload)
         except ValueError as exc:
             raise self._error(exc) from None
-        sc = Scenario.from_dict(json.loads(normalised))
+        sc = Scenario.from_dict(_restore_traces(json.loads(normalised), self._data))
         sc.source = self.source
         return sc
 
@@ -486,6 +486,56 @@ def qdiscs() -> list[dict[str, Any]]:
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+
+def _resolve_traces(data: Mapping[str, Any], base: Path | None) -> Mapping[str, Any]:
+    """The data with each link's ``rate = { trace = "file" }`` made absolute: relative to the
+    scenario file's folder (``base``), or to the working directory for a scenario built in
+    code. The core reads the file. Returns ``data`` itself when it names no relative trace."""
+
+    def fixed(table: Any) -> Any:
+        rate = table.get("rate") if isinstance(table, dict) else None
+        trace = rate.get("trace") if isinstance(rate, dict) else None
+        if not isinstance(trace, str) or Path(trace).is_absolute() or base is None and not trace:
+            return None
+        return {**table, "rate": {**rate, "trace": str((base or Path.cwd()) / trace)}}
+
+    out = dict(data)
+    changed = False
+    if (t := fixed(data.get("bottleneck"))) is not None:
+        out["bottleneck"], changed = t, True
+    links = data.get("links")
+    if isinstance(links, list):
+        new_links = []
+        for link in links:
+            t = fixed(link)
+            link = t if t is not None else link
+            rev = link.get("reverse") if isinstance(link, dict) else None
+            if (r := fixed(rev)) is not None:
+                link = {**link, "reverse": r}
+            changed = changed or link is not links[len(new_links)]
+            new_links.append(link)
+        out["links"] = new_links
+    return out if changed else data
+
+
+def _restore_traces(norm: dict[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The normalised scenario with its trace paths as written in ``data`` (the core saw them
+    made absolute by :func:`_resolve_traces`)."""
+
+    def restore(n: Any, d: Any) -> None:
+        if isinstance(n, dict) and isinstance(d, dict) and isinstance(d.get("rate"), dict) and "trace" in d["rate"]:
+            if isinstance(n.get("rate"), dict):
+                n["rate"]["trace"] = d["rate"]["trace"]
+
+    restore(norm.get("bottleneck"), data.get("bottleneck"))
+    links, given = norm.get("links"), data.get("links")
+    if isinstance(links, list) and isinstance(given, list):
+        for n, d in zip(links, given):
+            restore(n, d)
+            if isinstance(n, dict) and isinstance(d, dict):
+                restore(n.get("reverse"), d.get("reverse"))
+    return norm
 
 
 def _drop_none(fields: Mapping[str, Any]) -> dict[str, Any]:

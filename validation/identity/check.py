@@ -92,7 +92,7 @@ def _canon(value: Any) -> Any:
 #: list only in the commit that adds it to the output.
 ADDED_RUN_KEYS = ("links",)
 ADDED_FLOW_KEYS = ("path", "ce_received", "ece_reductions")
-ADDED_BOTTLENECK_KEYS = ("qdisc", "aqm_drops", "marks")
+ADDED_BOTTLENECK_KEYS = ("qdisc", "aqm_drops", "marks", "capacity_mbps")
 
 
 def digest(scenario: Any, seed: int | None) -> str:

@@ -89,6 +89,8 @@ pub struct Sim {
     name: Option<String>,
     /// The `[wireless]` line's flows (None for any other network).
     line: Option<Vec<LineFlow>>,
+    /// Packet captures of chosen directions (None: no capture, no per-packet work).
+    pub captures: Option<Box<crate::output::pcap::Captures>>,
 }
 
 /// A flow as the run loop is given it.
@@ -174,6 +176,11 @@ impl Sim {
         line: Option<Vec<LineFlow>>,
     ) -> Sim {
         let topology::Built { mut net, routes } = built;
+        for d in &mut net.dirs {
+            if let Some(r) = d.link.varying.as_deref_mut().and_then(|v| v.rate.as_mut()) {
+                r.horizon = duration;
+            }
+        }
         let buffered: Vec<u32> = (0..net.dirs.len() as u32)
             .filter(|&d| {
                 let l = &net.dirs[d as usize].link;
@@ -226,6 +233,81 @@ impl Sim {
             seed,
             name,
             line,
+            captures: None,
+        }
+    }
+
+    /// Capture the packets offered to the directions `ids` (`"from->to"`), each in a pcap of
+    /// its own ([`crate::output::pcap`]), frames cut to `snaplen` bytes. Call before the run.
+    pub fn capture(&mut self, ids: &[String], snaplen: u32) -> Result<(), String> {
+        let mut dirs = Vec::with_capacity(ids.len());
+        for id in ids {
+            match self.net.dir_named(id) {
+                Some(d) => dirs.push(d),
+                None => {
+                    let all: Vec<&str> = self.net.dirs.iter().map(|d| d.id.as_str()).collect();
+                    return Err(format!("pcap_links: no link direction {id:?}; accepted: {}", all.join(", ")));
+                }
+            }
+        }
+        let flows = (0..self.flows.len())
+            .map(|i| {
+                let (src, dst) = self.route_ends(&self.flows[i].fwd);
+                let mss = self.flows[i].tcp.as_ref().map_or(1448, |ep| ep.sender.cfg.mss);
+                crate::output::pcap::FlowEnds { src, dst, mss }
+            })
+            .collect();
+        for (c, &d) in dirs.iter().enumerate() {
+            self.net.dirs[d as usize].capture = Some(c as u32);
+        }
+        self.captures = Some(Box::new(crate::output::pcap::Captures::new(ids.to_vec(), flows, snaplen)));
+        Ok(())
+    }
+
+    /// The directions a capture takes by default: the dumbbell's bottleneck, else the queue
+    /// each flow's series reports (the slowest direction of its data route), each once.
+    pub fn default_capture_links(&self) -> Vec<String> {
+        if let Some((bn, _)) = self.bn {
+            return vec![self.net.dirs[bn as usize].id.clone()];
+        }
+        let mut out: Vec<String> = Vec::new();
+        for f in &self.flows {
+            if let QueueRef::Dir(d) = f.queue {
+                let id = &self.net.dirs[d as usize].id;
+                if !out.contains(id) {
+                    out.push(id.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The first and last node of a route.
+    fn route_ends(&self, route: &Route) -> (u32, u32) {
+        let ends = |h: &Hop| match *h {
+            Hop::Dir(d) => (self.net.dirs[d as usize].from, self.net.dirs[d as usize].to),
+            Hop::Seg(s) => {
+                let ds = &self.net.segs[s as usize].dirs;
+                (self.net.dirs[ds[0] as usize].from, self.net.dirs[ds[ds.len() - 1] as usize].to)
+            }
+            Hop::Air { medium, from, to } => {
+                let n = &self.net.media[medium as usize].nodes;
+                (n[from as usize], n[to as usize])
+            }
+        };
+        match (route.hops().first(), route.hops().last()) {
+            (Some(a), Some(b)) => (ends(a).0, ends(b).1),
+            _ => (0, 0),
+        }
+    }
+
+    /// Record packet `r` offered to direction `d` at `t` in the direction's capture.
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, c: u32, t: Time, r: Routed) {
+        let pkt = self.net.packets.get(r.slot);
+        if let Some(caps) = self.captures.as_mut() {
+            caps.record(c, t, pkt, r.ecn);
         }
     }
 
@@ -326,11 +408,15 @@ impl Sim {
             Event::FlowStop(f) => self.end_flow(f),
             Event::LinkArrive(d) => {
                 let dir = &mut self.net.dirs[d as usize];
+                if dir.link.varying.is_some() && !dir.link.wire.line.front().is_some_and(|&(t, _)| t <= now) {
+                    // A wire that reorders: an event for a head that an earlier packet overtook.
+                    return;
+                }
                 let (r, next) = dir.link.arrive();
                 if let Some(t) = next {
                     self.q.schedule(t, Event::LinkArrive(d));
                 }
-                if dir.lose() {
+                if dir.lose_at(now) {
                     dir.link.stats.random_losses += 1;
                     self.net.packets.discard(r.slot);
                 } else {
@@ -466,6 +552,10 @@ impl Sim {
     fn offer(&mut self, d: u32, r: Routed) {
         let now = self.now;
         let dir = &mut self.net.dirs[d as usize];
+        if let Some(c) = dir.capture {
+            self.record(c, now, r);
+        }
+        let dir = &mut self.net.dirs[d as usize];
         if dir.slot.is_some() {
             return self.slot_offer(d, r);
         }
@@ -500,6 +590,9 @@ impl Sim {
     /// segment's total delay.
     fn enter_segment(&mut self, s: u32, r: Routed) {
         let now = self.now;
+        if self.captures.is_some() {
+            self.record_segment(s, r);
+        }
         let crate::net::Network { dirs, segs, packets, .. } = &mut self.net;
         let seg = &mut segs[s as usize];
         if seg.lossy {
@@ -515,6 +608,33 @@ impl Sim {
         }
         if let Some(at) = seg.line.push(r, now) {
             self.q.schedule(at, Event::SegArrive(s));
+        }
+    }
+
+    /// Record a packet entering delay segment `s` in the captures of its directions: each at
+    /// the time it enters that direction, up to the first whose random loss takes it (the
+    /// draws are made after this, from the same streams, so they are replayed on a copy).
+    #[cold]
+    #[inline(never)]
+    fn record_segment(&mut self, s: u32, r: Routed) {
+        let now = self.now;
+        let mut t = now;
+        let n = self.net.segs[s as usize].dirs.len();
+        for k in 0..n {
+            let d = self.net.segs[s as usize].dirs[k] as usize;
+            let dir = &self.net.dirs[d];
+            if let Some(c) = dir.capture {
+                self.record(c, t, r);
+            }
+            let dir = &self.net.dirs[d];
+            // Would this direction lose it? Draw on a copy of its stream (the real draw follows).
+            if let Some(rng) = dir.loss_rng.as_deref() {
+                use rand::Rng as _;
+                if rng.clone().gen::<f64>() < dir.loss {
+                    return;
+                }
+            }
+            t += dir.link.delay;
         }
     }
 
@@ -699,7 +819,8 @@ impl Sim {
         marks: bn.marks(),
         random_losses: st.random_losses,
         ack_losses: self.net.segment_counts()[bn_rev as usize].2,
-        utilization: (st.busy_time as f64 / self.end as f64).min(1.0),
+        utilization: bn.utilization(self.end),
+        capacity_mbps: bn.capacity_bits(self.end) / to_secs(self.end) / 1e6,
         queue_mean_pkts: st.queue_area as f64 / self.end as f64,
         queue_max_pkts: st.queue_max,
         queue_delay_mean_ms: bn.qdelay_mean() / 1e6,
@@ -758,7 +879,8 @@ impl Sim {
                     aqm_drops: d.aqm_drops(),
                     marks: d.marks(),
                     random_losses: st.random_losses + s_lost,
-                    utilization: (st.busy_time as f64 / end).min(1.0),
+                    utilization: if d.unlimited() { 0.0 } else { d.utilization(self.end) },
+                    capacity_mbps: (!d.unlimited()).then(|| d.capacity_bits(self.end) / to_secs(self.end) / 1e6),
                     queue_mean_pkts: st.queue_area as f64 / end,
                     queue_max_pkts: st.queue_max,
                     queue_delay_mean_ms: if d.unlimited() { 0.0 } else { d.qdelay_mean() / 1e6 },

@@ -273,6 +273,7 @@ impl Link {
             random_losses: self.random_losses,
             ack_losses: self.ack_losses,
             utilization: (self.busy_ns as f64 / span).min(1.0),
+            capacity_mbps: self.rate_bps as f64 / 1e6,
             queue_mean_pkts: self.queue_area as f64 / span,
             queue_max_pkts: self.queue_max,
             queue_delay_mean_ms: self.qdelay.mean() / 1e6,

@@ -283,8 +283,11 @@ fn in_chunks(py: Python<'_>, sim: &mut impl Chunked, budget: Option<&Budget>) ->
 /// GIL is released while the simulation runs, in chunks of about 20 ms of wall time; between
 /// chunks Ctrl-C is honoured.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, timeseries=true, memory_limit=None, limit_text=""))]
-#[allow(clippy::type_complexity)]
+/// With `pcap_dir`, the packets offered to the directions `pcap_links` (default: the
+/// bottleneck) are written there as pcap files (ccsim_core::output::pcap); the fifth element
+/// lists them as (direction, file, packets).
+#[pyo3(signature = (scenario_json, seed=None, timeseries=true, memory_limit=None, limit_text="", pcap_dir=None, pcap_links=None, pcap_snaplen=128))]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
@@ -292,7 +295,10 @@ fn run<'py>(
     timeseries: bool,
     memory_limit: Option<u64>,
     limit_text: &str,
-) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    pcap_dir: Option<String>,
+    pcap_links: Option<Vec<String>>,
+    pcap_snaplen: u32,
+) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>, Bound<'py, PyDict>, Vec<(String, String, usize)>)> {
     guarded(|| {
         let sc = parse(scenario_json)?;
         if let Some(s) = seed {
@@ -312,18 +318,35 @@ fn run<'py>(
         };
         let rows = limits::estimate(&sc, timeseries).timeseries_rows;
         let t0 = Instant::now();
+        let mut pcaps = Vec::new();
         let (summary, ts, ev, mut ls) = match &sc {
             AnyScenario::Dumbbell(sc) => {
                 let mut sim = Sim::with_timeseries(sc, seed, timeseries);
                 if budget.is_some() {
                     sim.ts.reserve_exact(rows as usize);
                 }
+                if pcap_dir.is_some() {
+                    if !(14..=65535).contains(&pcap_snaplen) {
+                        return Err(PyValueError::new_err(format!("pcap_snaplen: {pcap_snaplen} is out of range; accepted: an integer in [14, 65535]")));
+                    }
+                    let links = pcap_links.clone().unwrap_or_else(|| sim.default_capture_links());
+                    sim.capture(&links, pcap_snaplen).map_err(PyValueError::new_err)?;
+                }
                 in_chunks(py, &mut sim, budget.as_ref())?;
                 sim.finish();
+                if let (Some(dir), Some(caps)) = (&pcap_dir, sim.captures.as_mut()) {
+                    let files = caps.write_dir(std::path::Path::new(dir)).map_err(|e| PyValueError::new_err(format!("pcap: cannot write the captures into {dir:?}: {e}")))?;
+                    for (c, f) in files.into_iter().enumerate() {
+                        pcaps.push((caps.caps[c].id.clone(), f.to_string_lossy().into_owned(), caps.len(c)));
+                    }
+                }
                 let out = sim.into_output(sc, t0.elapsed().as_secs_f64());
                 (out.summary.to_json(), out.timeseries, out.events, out.link_series)
             }
             AnyScenario::Wireless(sc) => {
+                if pcap_dir.is_some() {
+                    return Err(PyValueError::new_err("pcap: a [wireless] line has no link directions to capture; accepted: a [bottleneck] or [[links]] scenario"));
+                }
                 let mut sim = Sim::line(sc, seed, timeseries);
                 if budget.is_some() {
                     sim.ts.reserve_exact(rows as usize);
@@ -338,7 +361,7 @@ fn run<'py>(
         let ev = table_columns(py, ev.into_columns(), &[])?;
         let names = std::mem::take(&mut ls.links);
         let ls = table_columns(py, ls.into_columns(), &names)?;
-        Ok((summary, cols, ev, ls))
+        Ok((summary, cols, ev, ls, pcaps))
     })
 }
 

@@ -9,8 +9,23 @@
 //! wire at once, stamped with its arrival time. Packets on a wire keep their order, so only the
 //! head needs an event.
 
+use super::shape::{RateShape, Steps};
 use crate::time::{tx_time, Time};
 use std::collections::VecDeque;
+
+/// What varies over time on a direction (see [`crate::net::shape`]); a constant direction has
+/// none and takes the fast path.
+#[derive(Debug, Clone, Default)]
+pub struct Varying {
+    /// A trace or a rate schedule in place of the constant rate.
+    pub rate: Option<RateShape>,
+    /// A delay schedule: a packet's propagation delay is the one in force when its
+    /// serialisation ends.
+    pub delay: Option<Steps<Time>>,
+    /// Let a packet overtake the packets on the wire when the delay drops (else it arrives no
+    /// earlier than the packet before it: FIFO).
+    pub reorder: bool,
+}
 
 /// Drop-tail limit on the packets waiting (the one being serialised is not counted, as in
 /// Linux qdiscs and ns-3 devices).
@@ -66,6 +81,8 @@ pub struct Link<T> {
     /// Accepted packets, in order, with the time their last bit reaches the far end.
     pub wire: DelayLine<T>,
     pub stats: LinkStats,
+    /// Time-varying rate or delay (None: the constant fast path).
+    pub varying: Option<Box<Varying>>,
 }
 
 impl<T: Copy> Link<T> {
@@ -79,6 +96,7 @@ impl<T: Copy> Link<T> {
             waiting_bytes: 0,
             wire: DelayLine::new(delay),
             stats: LinkStats::default(),
+            varying: None,
         }
     }
 
@@ -115,18 +133,74 @@ impl<T: Copy> Link<T> {
             self.stats.drops += 1;
             return Offer::Dropped;
         }
+        if self.varying.is_some() {
+            return self.offer_varying(pkt, bytes, now);
+        }
         let start = now.max(self.free_at);
         let d = tx_time(bytes as u64, self.rate_bps);
         self.free_at = start + d;
         self.stats.busy_time += d;
+        self.wait(now, start, bytes);
+        let head_arrival = self.wire.push_at(pkt, self.free_at + self.delay);
+        Offer::Accepted { queue_delay: start - now, head_arrival }
+    }
+
+    /// Count a packet accepted at `now` whose service starts at `start`.
+    #[inline]
+    fn wait(&mut self, now: Time, start: Time, bytes: u32) {
         if start > now {
             self.waiting.push_back(Waiting { arrival: now, start, bytes });
             self.waiting_bytes += bytes as u64;
             self.stats.queue_area += (start - now) as u128;
             self.stats.queue_max = self.stats.queue_max.max(self.waiting.len() as u64);
         }
-        let head_arrival = self.wire.push_at(pkt, self.free_at + self.delay);
+    }
+
+    /// [`Link::offer`] on a direction whose rate or delay varies (accepted: the limit is
+    /// checked).
+    #[cold]
+    #[inline(never)]
+    fn offer_varying(&mut self, pkt: T, bytes: u32, now: Time) -> Offer {
+        let (start, end) = self.service(now, now, bytes);
+        self.wait(now, start, bytes);
+        let head_arrival = self.put_on_wire(pkt, end);
         Offer::Accepted { queue_delay: start - now, head_arrival }
+    }
+
+    /// Serialise `bytes` that arrived at `arrival`, not starting before `earliest` (nor before
+    /// the link frees up): the service start and end. Counts busy time and frees the link at
+    /// the end (`Time::MAX`: never, a trailing outage).
+    pub(crate) fn service(&mut self, arrival: Time, earliest: Time, bytes: u32) -> (Time, Time) {
+        let shape = self.varying.as_deref_mut().and_then(|v| v.rate.as_mut());
+        let (start, end) = match shape {
+            Some(r) => r.serve(arrival, earliest.max(self.free_at), bytes),
+            None => {
+                let start = arrival.max(earliest).max(self.free_at);
+                let d = tx_time(bytes as u64, self.rate_bps);
+                self.stats.busy_time += d;
+                (start, start + d)
+            }
+        };
+        self.free_at = end;
+        (start, end)
+    }
+
+    /// Put a packet whose serialisation ends at `end` on the wire: its arrival is `end` plus
+    /// the delay then in force (no earlier than the packet before it unless the direction
+    /// reorders). Returns the arrival if the packet heads the wire (never for `Time::MAX`).
+    pub(crate) fn put_on_wire(&mut self, pkt: T, end: Time) -> Option<Time> {
+        let (delay, reorder) = match self.varying.as_deref() {
+            Some(Varying { delay: Some(d), reorder, .. }) => (d.at(end), *reorder),
+            _ => (self.delay, false),
+        };
+        let mut at = end.saturating_add(delay);
+        if !reorder {
+            if let Some(&(last, _)) = self.wire.line.back() {
+                at = at.max(last);
+            }
+            return self.wire.push_at(pkt, at).filter(|&t| t != Time::MAX);
+        }
+        self.wire.insert_at(pkt, at).filter(|&t| t != Time::MAX)
     }
 
     /// Take the head of the wire; returns it and the arrival time of the next, if any.
@@ -192,6 +266,15 @@ impl<T: Copy> DelayLine<T> {
         } else {
             None
         }
+    }
+
+    /// Add a packet arriving at `at`, after the packets arriving no later (a wire that lets
+    /// packets overtake). Returns `at` if the packet is the new head.
+    pub fn insert_at(&mut self, pkt: T, at: Time) -> Option<Time> {
+        self.packets_in += 1;
+        let i = self.line.partition_point(|&(t, _)| t <= at);
+        self.line.insert(i, (at, pkt));
+        (i == 0).then_some(at)
     }
 
     pub fn pop(&mut self) -> (T, Option<Time>) {
@@ -281,5 +364,24 @@ mod tests {
         l.finish_accounting(5 * MS / 2);
         assert_eq!(l.stats.busy_time, 5 * MS / 2);
         assert_eq!(l.stats.queue_area, 11 * MS as u128 / 2);
+    }
+
+    #[test]
+    fn a_delay_schedule_keeps_fifo_order_unless_reorder() {
+        use crate::net::shape::Steps;
+        for reorder in [false, true] {
+            let mut l: Link<u32> = Link::new(12_000_000, 100 * MS, QueueLimit::Unlimited);
+            l.varying = Some(Box::new(Varying { rate: None, delay: Some(Steps::new(vec![(0, 100 * MS), (2 * MS, 10 * MS)])), reorder }));
+            // Ends at 1 ms: arrives at 101 ms. Ends at 2 ms: 10 ms delay, 12 ms.
+            assert_eq!(accepted(l.offer(1, 1500, 0)), (0, Some(101 * MS)));
+            let (_, head) = accepted(l.offer(2, 1500, 0));
+            if reorder {
+                assert_eq!(head, Some(12 * MS));
+                assert_eq!(l.arrive(), (2, Some(101 * MS)));
+            } else {
+                assert_eq!(head, None);
+                assert_eq!(l.arrive(), (1, Some(101 * MS)));
+            }
+        }
     }
 }

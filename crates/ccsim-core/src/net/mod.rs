@@ -23,9 +23,10 @@
 pub mod link;
 pub mod network;
 pub mod qdisc;
+pub mod shape;
 pub mod wifi;
 
-pub use link::{DelayLine, Link, LinkStats, Offer, QueueLimit};
+pub use link::{DelayLine, Link, LinkStats, Offer, QueueLimit, Varying};
 pub use network::{Hop, LinkDir, Network, Route, Step};
 
 use crate::tcp::{AckPkt, DataPkt, ACK_BYTES};
@@ -164,6 +165,12 @@ impl PacketStore {
     #[inline]
     pub fn take(&mut self, slot: u32) -> Packet {
         self.free.push(slot);
+        self.slots[slot as usize]
+    }
+
+    /// The packet in `slot` (it stays).
+    #[inline]
+    pub fn get(&self, slot: u32) -> Packet {
         self.slots[slot as usize]
     }
 

@@ -31,6 +31,10 @@ pub struct LinkDir {
     pub qdelay_sum: f64,
     /// A queue discipline in place of the fast path's FIFO (see [`crate::net::qdisc`]).
     pub slot: Option<Box<Slot>>,
+    /// A loss schedule in place of `loss` (drawn when a packet leaves the wire).
+    pub loss_steps: Option<Box<crate::net::shape::Steps<f64>>>,
+    /// The packet capture this direction writes to (an index into the run's captures).
+    pub capture: Option<u32>,
 }
 
 impl LinkDir {
@@ -46,6 +50,8 @@ impl LinkDir {
             qdelay_hist: Histogram::default(),
             qdelay_sum: 0.0,
             slot: None,
+            loss_steps: None,
+            capture: None,
         }
     }
 
@@ -148,7 +154,7 @@ impl LinkDir {
     pub fn slot_tx_done(&mut self, now: Time, packets: &mut PacketStore) -> (Option<Time>, Option<Time>) {
         let slot = self.slot.as_mut().expect("a direction with a queue discipline");
         let r = slot.in_service.take().expect("a packet in service");
-        let head = self.link.wire.push_at(r, now + self.link.delay);
+        let head = if self.link.varying.is_some() { self.link.put_on_wire(r, now) } else { self.link.wire.push_at(r, now + self.link.delay) };
         (head, self.start_service(now, packets))
     }
 
@@ -167,10 +173,15 @@ impl LinkDir {
         let sojourn = now - p.arrived;
         self.qdelay_hist.add(sojourn);
         self.qdelay_sum += sojourn as f64;
+        slot.in_service = Some(p.r);
+        if self.link.varying.is_some() {
+            // The end may be Time::MAX (a trailing outage): no event then.
+            let (_, end) = self.link.service(p.arrived, now, p.r.bytes);
+            return (end != Time::MAX).then_some(end);
+        }
         let d = crate::time::tx_time(p.r.bytes as u64, self.link.rate_bps);
         self.link.stats.busy_time += d;
         self.link.free_at = now + d;
-        slot.in_service = Some(p.r);
         Some(now + d)
     }
 
@@ -200,6 +211,40 @@ impl LinkDir {
     #[inline]
     pub fn unlimited(&self) -> bool {
         self.link.rate_bps == 0
+    }
+
+    /// Draw the random loss for a packet leaving the wire at `now`: as [`LinkDir::lose`], with
+    /// the loss schedule's probability if there is one (a draw for every packet then).
+    #[inline]
+    pub fn lose_at(&mut self, now: Time) -> bool {
+        match &self.loss_steps {
+            None => self.lose(),
+            Some(s) => {
+                use rand::Rng as _;
+                let p = s.at(now);
+                self.loss_rng.as_mut().is_some_and(|r| r.gen::<f64>() < p)
+            }
+        }
+    }
+
+    /// The bits this direction could carry in [0, t] (its rate, trace or schedule).
+    pub fn capacity_bits(&self, t: Time) -> f64 {
+        match self.link.varying.as_deref().and_then(|v| v.rate.as_ref()) {
+            Some(r) => r.capacity_bits(t),
+            None => self.link.rate_bps as f64 * t as f64 / crate::time::SEC as f64,
+        }
+    }
+
+    /// Fraction of the run it was serialising; for a trace or rate schedule, the bytes it
+    /// served within the run over its capacity then.
+    pub fn utilization(&self, end: Time) -> f64 {
+        match self.link.varying.as_deref().and_then(|v| v.rate.as_ref()) {
+            Some(r) => {
+                let cap = r.capacity_bits(end);
+                if cap > 0.0 { (r.served_bytes as f64 * 8.0 / cap).min(1.0) } else { 0.0 }
+            }
+            None => (self.link.stats.busy_time as f64 / end as f64).min(1.0),
+        }
     }
 
     /// Draw this direction's random loss for one packet (no draw when `loss` is 0).

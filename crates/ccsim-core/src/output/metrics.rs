@@ -50,7 +50,8 @@ record! {
         marks: u64, "pkts", "ECN-capable packets the discipline marked CE instead of dropping them (`ecn = true`).";
         random_losses: u64, "pkts", "Random (Bernoulli) losses of data packets.";
         ack_losses: u64, "pkts", "Random losses of ACKs on the way back.";
-        utilization: f64, "fraction", "Fraction of the run it was serialising.";
+        utilization: f64, "fraction", "Fraction of the run it was serialising (a trace or a rate schedule: the bytes it served within the run over its capacity).";
+        capacity_mbps: f64, "Mbps", "What it could carry over the run: its rate, or the bits its trace or rate schedule offers over the run / the duration (compare with the flows' throughput).";
         queue_mean_pkts: f64, "pkts", "Time-averaged queue (the packet in service not counted).";
         queue_max_pkts: u64, "pkts", "Largest queue.";
         queue_delay_mean_ms: f64, "ms", "Mean queueing delay of the packets it accepted.";
@@ -73,7 +74,8 @@ record! {
         aqm_drops: u64, "pkts", "Packets the discipline dropped by its active-queue-management decision (0 for fifo).";
         marks: u64, "pkts", "ECN-capable packets the discipline marked CE instead of dropping them (`ecn = true`).";
         random_losses: u64, "pkts", "Random (Bernoulli) losses.";
-        utilization: f64, "fraction", "Fraction of the run it was serialising (0 when unlimited).";
+        utilization: f64, "fraction", "Fraction of the run it was serialising (0 when unlimited; a trace or a rate schedule: the bytes it served within the run over its capacity).";
+        capacity_mbps: Option<f64>, "Mbps", "What it could carry over the run: its rate, or the bits its trace or rate schedule offers over the run / the duration (null when unlimited).";
         queue_mean_pkts: f64, "pkts", "Time-averaged queue (the packet in service not counted; 0 when unlimited).";
         queue_max_pkts: u64, "pkts", "Largest queue.";
         queue_delay_mean_ms: f64, "ms", "Mean queueing delay of the packets it accepted (0 when unlimited).";

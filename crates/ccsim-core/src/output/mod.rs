@@ -6,6 +6,7 @@
 //! through [`schema`], which keeps the output schema (names, types, units, meaning) in one place.
 
 pub mod metrics;
+pub mod pcap;
 pub mod schema;
 pub mod stats;
 pub mod wireless;

@@ -7,6 +7,7 @@
 
 pub mod qdisc;
 pub mod units;
+pub mod varying;
 
 use crate::cc::{self, ParamSpec, Params};
 use crate::limits::MAX_TOTAL_FLOWS;
@@ -215,6 +216,8 @@ pub struct BottleneckConfig {
     pub ack_loss: f64,
     /// The bottleneck direction's queue discipline (the ACK direction has no queue).
     pub qdisc: qdisc::QdiscConfig,
+    /// A trace or schedules in place of the constant rate, delay or loss.
+    pub vary: varying::VarySpec,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -279,9 +282,9 @@ const WIFI_KEYS: &[&str] = &[
 ];
 /// Most stations over all `[[wifi]]` lines (events name a station by a 16-bit number).
 pub const MAX_STATIONS: usize = 65_535;
-const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn"];
-const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn"];
-const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn"];
+const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn", "reorder"];
+const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn", "reorder"];
+const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn", "reorder"];
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
     "recovery", "ecn",
@@ -1041,8 +1044,16 @@ fn node_list(topo: &Topology) -> String {
 fn parse_dir(t: &Table, base: Option<(&DirSpec, &Map<String, Value>)>) -> Result<(DirSpec, Map<String, Value>), ScenarioError> {
     let mut norm = base.map(|(_, n)| n.clone()).unwrap_or_default();
     let rate_help = format!("\"unlimited\" (a pure propagation delay) or {RATE_HELP}");
+    let mut vary = base.map(|(b, _)| b.vary.clone()).unwrap_or_default();
     let rate_bps = match (t.get("rate"), base) {
+        (Some(v), _) if v.is_object() => {
+            norm.insert("rate".into(), v.clone());
+            let shape = varying::parse_rate_table(&t.p("rate"), v)?;
+            vary.rate = Some(shape);
+            crate::net::shape::RateShape::new(vary.rate.clone().unwrap()).nominal_bps()
+        }
         (Some(v), _) => {
+            vary.rate = None;
             norm.insert("rate".into(), v.clone());
             if v.as_str() == Some("unlimited") {
                 0
@@ -1055,7 +1066,15 @@ fn parse_dir(t: &Table, base: Option<(&DirSpec, &Map<String, Value>)>) -> Result
         (None, None) => return Err(t.require("rate", &rate_help).unwrap_err()),
     };
     let delay = match (t.get("delay"), base) {
+        (Some(v), _) if v.is_object() => {
+            norm.insert("delay".into(), v.clone());
+            let steps = varying::parse_delay_table(&t.p("delay"), v)?;
+            let first = steps.steps[0].1;
+            vary.delay = Some(steps);
+            first
+        }
         (Some(v), _) => {
+            vary.delay = None;
             norm.insert("delay".into(), v.clone());
             time_in(&t.p("delay"), v, 0, 100 * SEC, "a time from 0s to 100s")?
         }
@@ -1085,14 +1104,30 @@ fn parse_dir(t: &Table, base: Option<(&DirSpec, &Map<String, Value>)>) -> Result
     };
     let loss = match (t.get("loss"), base) {
         (None, Some((b, _))) => b.loss,
+        (Some(v), _) if v.is_object() => {
+            norm.insert("loss".into(), v.clone());
+            let steps = varying::parse_loss_table(&t.p("loss"), v)?;
+            let most = steps.steps.iter().map(|&(_, p)| p).fold(0.0, f64::max);
+            vary.loss = Some(steps);
+            most
+        }
         (lv, _) => {
+            vary.loss = None;
             let v = lv.cloned().unwrap_or(Value::from(0.0));
             norm.insert("loss".into(), v.clone());
             float_in(&t.p("loss"), &v, 0.0, 1.0, "a probability in [0, 1]")?
         }
     };
+    if let Some(v) = t.get("reorder") {
+        norm.insert("reorder".into(), v.clone());
+        vary.reorder = boolean(&t.p("reorder"), v)?;
+    }
+    if rate_bps == 0 && (vary.delay.is_some() || vary.loss.is_some()) {
+        let k = if vary.delay.is_some() { "delay" } else { "loss" };
+        return err(&t.p(k), "a schedule on an unlimited direction; accepted: a schedule on a direction with a rate (a constant rate, a trace or a rate schedule), or a constant value");
+    }
     let qdisc = qdisc::parse(t, base.map(|(b, _)| &b.qdisc), rate_bps == 0, &mut norm)?;
-    Ok((DirSpec { rate_bps, delay, buffer, loss, qdisc }, norm))
+    Ok((DirSpec { rate_bps, delay, buffer, loss, qdisc, vary }, norm))
 }
 
 /// `[[links]]`: the topology (nodes in order of first mention) and its normalised entries.
@@ -1348,8 +1383,24 @@ impl Scenario {
         let bv = top.require("bottleneck", "a [bottleneck] table with rate and delay")?;
         let b = Table::new("bottleneck", bv, BOTTLENECK_KEYS)?;
         b.check_unknown()?;
-        let rate_bps = parse_rate("bottleneck.rate", b.require("rate", RATE_HELP)?)?;
-        let delay = time_in("bottleneck.delay", b.require("delay", TIME_HELP)?, 0, 100 * SEC, "a time from 0s to 100s")?;
+        let mut vary = varying::VarySpec::default();
+        let rv = b.require("rate", RATE_HELP)?;
+        let rate_bps = if rv.is_object() {
+            let shape = varying::parse_rate_table("bottleneck.rate", rv)?;
+            vary.rate = Some(shape);
+            crate::net::shape::RateShape::new(vary.rate.clone().unwrap()).nominal_bps()
+        } else {
+            parse_rate("bottleneck.rate", rv)?
+        };
+        let dv = b.require("delay", TIME_HELP)?;
+        let delay = if dv.is_object() {
+            let steps = varying::parse_delay_table("bottleneck.delay", dv)?;
+            let first = steps.steps[0].1;
+            vary.delay = Some(steps);
+            first
+        } else {
+            time_in("bottleneck.delay", dv, 0, 100 * SEC, "a time from 0s to 100s")?
+        };
         let bufv = b.get("buffer").cloned().unwrap_or(Value::from("1bdp"));
         let bs = as_str("bottleneck.buffer", &bufv, BUFFER_HELP)?;
         let buffer = match units::parse_size(bs, true, true) {
@@ -1372,7 +1423,17 @@ impl Scenario {
             }
         };
         let lossv = b.get("loss").cloned().unwrap_or(Value::from(0.0));
-        let loss = float_in("bottleneck.loss", &lossv, 0.0, 1.0, "a probability in [0, 1]")?;
+        let loss = if lossv.is_object() {
+            let steps = varying::parse_loss_table("bottleneck.loss", &lossv)?;
+            let most = steps.steps.iter().map(|&(_, p)| p).fold(0.0, f64::max);
+            vary.loss = Some(steps);
+            most
+        } else {
+            float_in("bottleneck.loss", &lossv, 0.0, 1.0, "a probability in [0, 1]")?
+        };
+        if let Some(v) = b.get("reorder") {
+            vary.reorder = boolean("bottleneck.reorder", v)?;
+        }
         let alv = b.get("ack_loss").cloned().unwrap_or(Value::from(0.0));
         let ack_loss = float_in("bottleneck.ack_loss", &alv, 0.0, 1.0, "a probability in [0, 1]")?;
         let mut bnorm = Map::new();
@@ -1381,6 +1442,9 @@ impl Scenario {
         bnorm.insert("buffer".into(), bufv);
         bnorm.insert("loss".into(), lossv);
         bnorm.insert("ack_loss".into(), alv);
+        if let Some(v) = b.get("reorder") {
+            bnorm.insert("reorder".into(), v.clone());
+        }
         let qdisc = qdisc::parse(&b, None, false, &mut bnorm)?;
         norm.insert("bottleneck".into(), Value::Object(bnorm));
         norm.insert("tcp".into(), Value::Object(tcp_norm));
@@ -1391,7 +1455,7 @@ impl Scenario {
             duration,
             seed,
             sample_interval: c.sample_interval,
-            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc }),
+            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc, vary }),
             flows,
             normalized: Value::Object(norm),
         })

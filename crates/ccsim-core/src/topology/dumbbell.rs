@@ -38,6 +38,7 @@ pub fn build(sc: &Scenario, b: &BottleneckConfig, seed: u64) -> Dumbbell {
     let router = net.add_node("router");
     let receiver = net.add_node("receiver");
     let bn = net.add_dir(router, receiver, b.rate_bps, b.delay, limit, b.loss, Some(rng::derive(seed, stream::BOTTLENECK_LOSS)));
+    super::install_varying(&mut net, bn, &b.vary);
     let bn_rev = net.add_dir(receiver, router, 0, b.delay, QueueLimit::Unlimited, b.ack_loss, Some(rng::derive(seed, stream::ACK_LOSS)));
     let mtu = sc.flows.iter().map(|f| f.tcp.mss + crate::tcp::HEADER_BYTES).max().unwrap_or(1500);
     super::install_qdisc(&mut net, bn, &b.qdisc, mtu, seed);

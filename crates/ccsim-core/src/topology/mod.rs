@@ -37,3 +37,13 @@ pub fn install_qdisc(net: &mut Network, d: u32, q: &QdiscConfig, mtu: u32, seed:
     let info = registry::find(&q.name).expect("a validated discipline");
     dir.set_named_qdisc(info.name, registry::build(&q.name, &q.params, &env));
 }
+
+/// Give direction `d` its trace or schedules (nothing for a constant direction).
+pub fn install_varying(net: &mut Network, d: u32, v: &crate::scenario::varying::VarySpec) {
+    if v.is_constant() {
+        return;
+    }
+    let dir = &mut net.dirs[d as usize];
+    dir.link.varying = v.link_varying();
+    dir.loss_steps = v.loss.clone().map(Box::new);
+}
