@@ -44,7 +44,10 @@
 //!   marks). `ece_delta` is the growth of `delivered_ce` on this ACK.
 //! - **MSS reduction**: below a virtual window of 2 MTUs Linux lowers the MSS (down to 150
 //!   bytes, `prague_valid_mtu`, `tcp_sync_mss`). ccsim's MSS is fixed per flow, so this is
-//!   not done: the window stays at 2 full packets and the rate in rate mode.
+//!   not done: the window stays at 2 full packets and the rate in rate mode. (Not without
+//!   effect at `MINIMUM_RATE`: 1500-byte packets every 120 ms leave a flow pacing-limited, so
+//!   never cwnd-limited, where Linux's 150-byte ones fill cwnd = 2 at RTTs of 25 ms or more;
+//!   docs/algorithms.md, prague, "After an RTO".)
 //! - **TSO**: `prague_burst_shift` and `prague_max_tso_segs` size GSO bursts; ccsim sends
 //!   single segments, so they are accepted and have no effect (`max_tso_burst` is computed).
 //! - **ECN++**: Linux sends Prague's pure ACKs and SYNs as ECT(1); ccsim's pure ACKs are
