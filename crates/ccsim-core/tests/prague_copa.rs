@@ -182,3 +182,52 @@ fn parameters_out_of_range_are_rejected() {
     assert!(with("prague", json!({"prague_rtt_target": 5000})).is_ok());
     assert!(with("copa", json!({"delta": 0.1})).is_ok());
 }
+
+// ------------------------------------------------- Prague after an RTO in Recovery
+
+/// Prague flows (access delays `access_ms`, 2 ms bottleneck delay each way) through a
+/// 40 Mbps PIE queue of 1000 packets with ECN: slow start overfills the queue (PIE marks only
+/// below 10 % drop probability, so the overshoot is dropped), Recovery follows, then an RTO.
+/// Returns, per flow: its sending rate from 2 to 10 s (payload, retransmissions included), Mbps, the final pacing rate (B/s), the
+/// final cwnd, and whether it is still in Loss.
+fn prague_after_rto(access_ms: &[f64]) -> Vec<(f64, u64, u32, bool)> {
+    let flows: Vec<Value> =
+        access_ms.iter().map(|a| json!({"cc": "prague", "access_delay": format!("{a}ms"), "access_rate": "1Gbps"})).collect();
+    let sc = scenario(json!({
+        "duration": "10s",
+        "bottleneck": {"rate": "40Mbps", "delay": "2ms", "buffer": "1000pkt", "qdisc": "pie", "ecn": true},
+        "tcp": {"ecn": true},
+        "flows": flows,
+    }));
+    let mut sim = Sim::new(&sc, 1);
+    let sec = 1_000_000_000;
+    sim.run_until(2 * sec);
+    let at2: Vec<u64> = (0..access_ms.len()).map(|i| sim.flow_sender(i).stats.bytes_sent).collect();
+    sim.run_to_end();
+    sim.check_conservation().unwrap();
+    (0..access_ms.len())
+        .map(|i| {
+            let s = sim.flow_sender(i);
+            let mbps = (s.stats.bytes_sent - at2[i]) as f64 * 8.0 / 8.0 / 1e6; // bits over 8 s
+            (mbps, s.sk.pacing_rate, s.sk.cwnd, s.sk.ca_state == ccsim_core::cc::CaState::Loss)
+        })
+        .collect()
+}
+
+#[test]
+fn prague_stays_at_its_minimum_rate_while_an_rto_s_loss_recovery_lasts() {
+    // Kernel-faithful (docs/algorithms.md, prague): at the RTO cwnd drops to 1 and the
+    // cwnd_mode_transit switch moves the flow to rate mode, where frac_cwnd is rebuilt from
+    // the rate with hsrtt (~4.5 ms) instead of srtt (~305 ms): the window collapses and the
+    // pacing rate falls to MINIMUM_RATE (100 kbps). In Loss (in_loss) Prague does not grow,
+    // and at 1500-byte packets every 120 ms the ~540 retransmissions take ~62 s: the whole
+    // run is spent at 0.1 Mbps. Linux does the same with internal pacing; see the docs for
+    // what follows the Loss episode (Linux's TSecr RTT sample decides it).
+    let one = prague_after_rto(&[0.5]);
+    let two = prague_after_rto(&[0.5, 10.5]);
+    eprintln!("5 ms alone: {:?}; 5 and 25 ms: {:?}", one, two);
+    for &(mbps, pacing, cwnd, in_loss) in [one[0], two[0]].iter() {
+        assert!(mbps < 0.11, "{mbps} Mbps sent from 2 to 10 s");
+        assert_eq!((pacing, cwnd, in_loss), (12_500, 2, true));
+    }
+}

@@ -44,7 +44,10 @@
 //!   marks). `ece_delta` is the growth of `delivered_ce` on this ACK.
 //! - **MSS reduction**: below a virtual window of 2 MTUs Linux lowers the MSS (down to 150
 //!   bytes, `prague_valid_mtu`, `tcp_sync_mss`). ccsim's MSS is fixed per flow, so this is
-//!   not done: the window stays at 2 full packets and the rate in rate mode.
+//!   not done: the window stays at 2 full packets and the rate in rate mode. (Not without
+//!   effect at `MINIMUM_RATE`: 1500-byte packets every 120 ms leave a flow pacing-limited, so
+//!   never cwnd-limited, where Linux's 150-byte ones fill cwnd = 2 at RTTs of 25 ms or more;
+//!   docs/algorithms.md, prague, "After an RTO".)
 //! - **TSO**: `prague_burst_shift` and `prague_max_tso_segs` size GSO bursts; ccsim sends
 //!   single segments, so they are accepted and have no effect (`max_tso_burst` is computed).
 //! - **ECN++**: Linux sends Prague's pure ACKs and SYNs as ECT(1); ccsim's pure ACKs are
@@ -806,6 +809,106 @@ mod tests {
         s.ssthresh = 202;
         p.update_pacing_rate(&mut s);
         assert_eq!(s.pacing_rate, 15_000_000, "doubled while cwnd < ssthresh / 2");
+    }
+
+    /// One ACK of one packet through `prague_cong_control`, with `in_flight` packets left in
+    /// flight and `cwnd_limited` as the stack's `tcp_is_cwnd_limited` flag.
+    fn ack(p: &mut Prague, s: &mut SockState, in_flight: u32, cwnd_limited: bool) {
+        s.packets_out = in_flight;
+        s.is_cwnd_limited = cwnd_limited;
+        let rs = RateSample { acked_sacked: 1, ..RateSample::default() };
+        p.cong_control(s, &rs);
+    }
+
+    /// The state the 40 Mbps / 1000-packet PIE run (5 ms base RTT, seed 1) reaches at its RTO,
+    /// 1.229 s: the RTO came in Recovery, so `tcp_enter_loss` neither recomputes ssthresh
+    /// (540, from the step-wise decrements) nor sends `CA_EVENT_LOSS`; cwnd = in flight + 1 = 1.
+    /// frac_cwnd is the Recovery's halved 509.75, srtt 305.193 ms (the 1000-packet queue),
+    /// hsrtt 4.46 ms (its 128-round average, from ~0 at init: ccsim has no handshake), marks
+    /// seen, round 0 (slow start until the loss).
+    fn after_the_rto() -> (Prague, SockState) {
+        let mut s = sock(10);
+        s.ssthresh = u32::MAX;
+        let mut p = prague(&mut s);
+        s.cwnd = 1;
+        s.ssthresh = 540;
+        s.srtt = 305_193 * 1000;
+        s.snd_una = 0;
+        s.snd_nxt = 1000;
+        p.next_seq = 1000; // the round ends far later: no alpha/hsrtt update on these ACKs
+        p.hsrtt_us = 35_680 << HSRTT_SHIFT; // 4460 us in 1/8 us
+        p.frac_cwnd = 509 * ONE_CWND + 3 * ONE_CWND / 4;
+        p.saw_ce = true;
+        p.in_loss = true;
+        (p, s)
+    }
+
+    #[test]
+    fn after_an_rto_the_mode_switch_collapses_the_window_through_srtt_over_hsrtt() {
+        // prague_update_cwnd, prague_update_pacing_rate and the cwnd_mode_transit switch of
+        // prague_cong_control, as the kernel runs them: cwnd <= 4 x 1500 bytes with saw_ce puts
+        // the flow in rate mode, where frac_cwnd = rate_bytes x hsrtt / MTU
+        // (prague_pacing_rate_to_frac_cwnd), while rate_bytes = MTU x frac_cwnd / srtt
+        // (prague_update_pacing_rate, not RTT-independent in slow start): each ACK scales the
+        // window by hsrtt / srtt = 1/68.
+        let (mut p, mut s) = after_the_rto();
+        // 8e6 x 1500 / 2,441,544 (srtt in 1/8 us) = 4914 B/s per packet.
+        ack(&mut p, &mut s, 0, true);
+        assert_eq!((s.cwnd, p.cwnd_mode, p.rate_bytes), (2, 1, 4914 * 509));
+        // ceil((2,501,226 x 35,680 >> 3) / 1500): 7.09 packets.
+        assert_eq!(p.frac_cwnd, 7_436_979);
+        assert_eq!(s.pacing_rate, 2 * 2_501_226, "doubled: cwnd < ssthresh / 2");
+        ack(&mut p, &mut s, 1, true);
+        assert_eq!((s.cwnd, p.rate_bytes, p.frac_cwnd), (3, 4914 * 7, 102_277));
+        // ceil(0.098) = 1 < MIN_CWND_RTT: cwnd steps down and ssthresh follows it; out of slow
+        // start, max(frac_cwnd >> 20, in flight) = 0 packets: MINIMUM_RATE.
+        ack(&mut p, &mut s, 0, true);
+        assert_eq!((s.cwnd, s.ssthresh, p.rate_bytes, s.pacing_rate), (2, 2, MINIMUM_RATE, MINIMUM_RATE));
+        assert_eq!(p.frac_cwnd, 37_167, "ceil((12,500 x 35,680 >> 3) / 1500): 0.035 packets");
+        // In Loss nothing grows (in_loss), whatever the cwnd-limited flag says.
+        for _ in 0..20 {
+            ack(&mut p, &mut s, 0, true);
+        }
+        assert_eq!((s.cwnd, p.rate_bytes, p.frac_cwnd), (2, MINIMUM_RATE, 37_167));
+    }
+
+    #[test]
+    fn at_the_minimum_rate_only_a_cwnd_limited_ack_grows_it() {
+        // After the Loss episode (Open, in_loss cleared) and with srtt back at 5 ms (Linux's
+        // TSecr sample): one 1500-byte packet every 120 ms leaves the ACK with nothing in flight
+        // and cwnd (2) never full, so tcp_is_cwnd_limited is false and prague_update_cwnd skips
+        // all growth; the pacing rate stays max(0 packets x MTU / srtt, MINIMUM_RATE).
+        let (mut p, mut s) = after_the_rto();
+        for (infl, lim) in [(0, true), (1, true), (0, true)] {
+            ack(&mut p, &mut s, infl, lim);
+        }
+        p.in_loss = false;
+        s.srtt = 5 * MS; // 40,000 in 1/8 us: 300,000 B/s per packet
+        for _ in 0..50 {
+            ack(&mut p, &mut s, 0, false);
+        }
+        assert_eq!((s.cwnd, p.rate_bytes, p.frac_cwnd, s.pacing_rate), (2, MINIMUM_RATE, 37_167, MINIMUM_RATE));
+        // RTT-independent (4 rounds out of slow start) it is rate mode proper: the pacing rate
+        // is rate_bytes +/- 3 % (4/128: 390 B/s) and rate_bytes grows only when cwnd-limited.
+        p.round = 4;
+        for _ in 0..50 {
+            ack(&mut p, &mut s, 0, false);
+        }
+        assert_eq!(p.rate_bytes, MINIMUM_RATE);
+        assert!(s.pacing_rate == MINIMUM_RATE + 390 || s.pacing_rate == MINIMUM_RATE - 390);
+        // One cwnd-limited ACK before RTT independence: the 1/W increase over a 0.035-packet
+        // window, round(2^40 / 37,167) = 29,583,007 (28.2 packets), then the rate is MTU x 28 /
+        // srtt and the switch keeps 23.8 packets of it (hsrtt 4.46 ms against srtt 5 ms).
+        p.round = 0;
+        ack(&mut p, &mut s, 0, true);
+        assert_eq!((s.cwnd, p.rate_bytes), (3, 300_000 * 28));
+        assert_eq!(p.frac_cwnd, 24_976_000);
+        // From there cwnd climbs a packet per ACK and the flow leaves rate mode (cwnd > 4).
+        for _ in 0..3 {
+            ack(&mut p, &mut s, 1, false);
+        }
+        assert_eq!((s.cwnd, p.cwnd_mode), (6, 0));
+        assert!(s.pacing_rate > 5_000_000, "{}", s.pacing_rate);
     }
 
     #[test]
