@@ -964,6 +964,12 @@ impl Sim {
                     w.rejected
                 ));
             }
+            if w.cfg.tcp.delayed_ack {
+                warn.push(format!(
+                    "workload {k}: delayed ACKs without Linux's quick-ACK mode at connection start (not modelled): a flow whose last segment is left unpaired waits up to delack_timeout ({} ms) for its final ACK, which dominates the slowdown of short flows; delayed_ack = false removes that wait",
+                    w.cfg.tcp.delack_timeout / crate::time::MS
+                ));
+            }
             summary.warnings.extend(warn);
             summary.workloads.push(WorkloadSummary {
                 id: k,
