@@ -428,7 +428,7 @@ def _print_summary(result: Result) -> None:
     console.print(table)
     for w in d.get("workloads") or []:
         console.print(
-            f"workload {w['id']} ({w['cc']}, {w['sizes']}, {w['flows_per_s']:.2f} flows/s"
+            f"workload {w['id']} ({w['cc']}, {w['sizes']}, {w['arrival_rate']:.2f} flows/s"
             + (f", offered load {w['offered_load']:.3f}" if w.get("offered_load") is not None else "")
             + f"): {w['buckets'][0]['completed']:,} of {w['buckets'][0]['started']:,} flows completed",
             soft_wrap=True,

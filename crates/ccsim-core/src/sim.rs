@@ -975,7 +975,7 @@ impl Sim {
                 id: k,
                 cc: w.cfg.cc.clone(),
                 sizes: w.cfg.sizes_name.clone(),
-                flows_per_s: w.cfg.flows_per_s,
+                arrival_rate: w.cfg.flows_per_s,
                 load: match w.cfg.arrivals {
                     crate::workload::Arrivals::Load(x) => Some(x),
                     crate::workload::Arrivals::Rate(_) => None,

@@ -74,7 +74,7 @@ record! {
         id: usize, "", "The index of the `[[workloads]]` entry.";
         cc: String, "", "Its flows' algorithm.";
         sizes: String, "", "Its size distribution: a built-in's name or the CDF file.";
-        flows_per_s: f64, "", "Its Poisson arrival rate (flows per second), from `load` or `arrivals`.";
+        arrival_rate: f64, "", "Its Poisson arrival rate in flows per second, from `load` or `arrivals`.";
         load: Option<f64>, "fraction", "The offered load it was given (null when given `arrivals`).";
         link: Option<String>, "", "The link direction `load` refers to (`router->receiver`, the bottleneck, on a dumbbell).";
         cdf_mean_bytes: f64, "bytes", "Mean flow size of the CDF (piecewise-linear reading).";
