@@ -417,6 +417,8 @@ def _print_summary(result: Result) -> None:
     number("flows", "rtt_p95_ms", "RTT p95")
     number("flows", "cwnd_final_pkts", "final cwnd")
     for f in d.get("flows", []):
+        if f.get("workload") is not None:
+            continue  # workload flows: summarised per workload below
         row = [str(f.get("id", "")), str(f.get("cc", ""))]
         if wireless:
             row.append(f"{f.get('src')} -> {f.get('dst')}")
@@ -436,6 +438,21 @@ def _print_summary(result: Result) -> None:
     console = _console()
     console.print(_title(result, d), soft_wrap=True)
     console.print(table)
+    for w in d.get("workloads") or []:
+        console.print(
+            f"workload {w['id']} ({w['cc']}, {w['sizes']}, {w['arrival_rate']:.2f} flows/s"
+            + (f", offered load {w['offered_load']:.3f}" if w.get("offered_load") is not None else "")
+            + f"): {w['buckets'][0]['completed']:,} of {w['buckets'][0]['started']:,} flows completed",
+            soft_wrap=True,
+        )
+        for b in w["buckets"]:
+            if b["started"]:
+                console.print(
+                    f"  {b['bucket']:>11}: {b['completed']:,}/{b['started']:,} flows, FCT mean {_num(None if b['fct_mean_s'] is None else b['fct_mean_s'] * 1e3, '.2f')} ms "
+                    f"p50 {_num(None if b['fct_p50_s'] is None else b['fct_p50_s'] * 1e3, '.2f')} p99 {_num(None if b['fct_p99_s'] is None else b['fct_p99_s'] * 1e3, '.2f')} ms, "
+                    f"slowdown p50 {_num(b['slowdown_p50'], '.2f')} p99 {_num(b['slowdown_p99'], '.2f')}",
+                    soft_wrap=True,
+                )
     emulated = d.get("mode") == "emulation"
     if wireless:
         w = d.get("wireless", {}) or {}

@@ -138,8 +138,11 @@ class Scenario:
 
     def _payload(self) -> str:
         self._register_python_algorithms()
+        data = self._data
+        if isinstance(data.get("workloads"), list):
+            data = {**data, "workloads": self._resolve_workload_sizes(data["workloads"])}
         try:
-            text, stand_ins = _encode(_resolve_traces(self._data, self.source.parent if self.source is not None else None))
+            text, stand_ins = _encode(_resolve_traces(data, self.source.parent if self.source is not None else None))
         except ScenarioError as exc:
             raise self._error(exc) from None
         if stand_ins:
@@ -151,6 +154,29 @@ class Scenario:
             path, (_, shown) = next(iter(stand_ins.items()))  # pragma: no cover - not reached
             raise self._error(f"{path}: {shown} is not accepted here")  # pragma: no cover
         return text
+
+    def _resolve_workload_sizes(self, workloads: list[Any]) -> list[Any]:
+        """``[[workloads]]`` with each ``sizes`` that names a CDF file (not a built-in) read:
+        the path is relative to the scenario file's folder (the working directory for a
+        scenario built in code), and the core gets ``{file = ABSOLUTE PATH, cdf = TEXT}``."""
+        builtins = {"websearch", "hadoop"}
+        out = []
+        for i, w in enumerate(workloads):
+            sizes = w.get("sizes") if isinstance(w, dict) else None
+            if isinstance(sizes, str) and sizes not in builtins and ("/" in sizes or "." in sizes):
+                base = self.source.parent if self.source is not None else Path.cwd()
+                path = (base / sizes).resolve()
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+                    raise self._error(
+                        f"workloads[{i}].sizes: cannot read CDF file {sizes!r} ({path}: {reason}); "
+                        "accepted: a built-in (\"websearch\", \"hadoop\") or a CDF file path, relative to the scenario file"
+                    ) from None
+                w = {**w, "sizes": {"file": str(path), "cdf": text}}
+            out.append(w)
+        return out
 
     def _register_python_algorithms(self, reload: bool = False) -> None:
         """Register the Python modules the flows name (``cc = "mycc.py:Reno"``), relative to

@@ -130,10 +130,11 @@ def test_bad_wireless_input_from_the_cli(runner, write_scenario):
                            "flows": [{"cc": "cubic"}]}, name="both.toml")
     res = runner.invoke(cli, ["run", str(both)])
     assert res.exit_code == 2 and "either a [bottleneck]" in res.stderr
-    udp_on_dumbbell = write_scenario({"duration": "1s", "bottleneck": {"rate": "1Mbps", "delay": "1ms"},
-                                      "flows": [{"protocol": "udp", "rate": "1pps"}]}, name="udp.toml")
-    res = runner.invoke(cli, ["run", str(udp_on_dumbbell)])
-    assert res.exit_code == 2 and "only used in a [wireless] scenario" in res.stderr
+    # UDP flows run on a dumbbell too (issue 16); a station number does not.
+    src_on_dumbbell = write_scenario({"duration": "1s", "bottleneck": {"rate": "1Mbps", "delay": "1ms"},
+                                      "flows": [{"protocol": "udp", "rate": "1pps", "src": 0}]}, name="udp.toml")
+    res = runner.invoke(cli, ["run", str(src_on_dumbbell)])
+    assert res.exit_code == 2 and "only used in a [wireless] scenario or with [[links]]" in res.stderr
 
 
 def test_wireless_sweep_is_stored_and_queryable(tmp_path):

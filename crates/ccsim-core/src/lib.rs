@@ -31,6 +31,7 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod topology;
+pub mod workload;
 
 
 // The layers' modules under their short names, as the code uses them.

@@ -7,11 +7,14 @@
 
 use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
 use crate::event::{Event, EventQueue};
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries};
+use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
 use crate::net::wifi::{Cx, Frame, UDP_IP_HEADER};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
 use crate::output::wireless::{WFlowSummary, WirelessOutput};
-use crate::scenario::{NetworkConfig, Scenario, WFlowKind, WirelessScenario};
+use crate::scenario::{NetworkConfig, OnOff, OnOffDist, Scenario, WFlowKind, WirelessScenario};
+use crate::workload::{ideal_fct, IdealPath, WorkloadConfig};
+use rand::Rng as _;
+use std::collections::HashMap;
 use crate::stats::jain_index;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
@@ -37,6 +40,67 @@ struct Udp {
     sent: u64,
     received: u64,
     bytes_received: u64,
+    /// On/off periods (None: constant bit rate).
+    onoff: Option<Box<OnOffState>>,
+}
+
+/// A UDP flow's on/off state. Datagrams leave every `gap` of on-time: the on-time since the
+/// last datagram carries over an off period, so the mean rate is exactly rate x on / (on + off).
+struct OnOffState {
+    cfg: OnOff,
+    rng: crate::rng::Rng,
+    /// End of the current on period.
+    on_until: Time,
+    /// On-time since the last datagram (a full gap before the first).
+    carry: Time,
+    /// The next UdpGen event starts an on period.
+    pending_on: bool,
+}
+
+impl OnOffState {
+    /// A period with mean `mean`: exponential, or Pareto with scale mean x (shape - 1) / shape.
+    fn draw(&mut self, mean: Time) -> Time {
+        let u: f64 = 1.0 - self.rng.gen::<f64>(); // (0, 1]
+        let x = match self.cfg.dist {
+            OnOffDist::Exponential => -(mean as f64) * u.ln(),
+            OnOffDist::Pareto(a) => mean as f64 * (a - 1.0) / a / u.powf(1.0 / a),
+        };
+        x.min(1e18).round() as Time
+    }
+}
+
+/// Workload flows are numbered from DYN: bit 31 set, the workload's index in bits 24-30, the
+/// flow's serial number within its workload in bits 0-23. A number is never reused, so a packet
+/// or timer of a finished flow is recognised (its flow is no longer alive) and dropped.
+const DYN: u32 = 1 << 31;
+const DYN_SERIALS: u32 = 1 << 24;
+/// Most workload flows alive at once (an arrival beyond is not started, and counted).
+pub const MAX_ALIVE: usize = crate::limits::MAX_TOTAL_FLOWS;
+
+/// A `[[workloads]]` entry as the run drives it.
+struct Workload {
+    cfg: WorkloadConfig,
+    /// The route of all its flows' data and ACKs.
+    fwd: Route,
+    rev: Route,
+    ideal: IdealPath,
+    arrivals: crate::rng::Rng,
+    sizes: crate::rng::Rng,
+    next_serial: u32,
+    started: u64,
+    bytes_started: u64,
+    rejected: u64,
+    alive: u64,
+    alive_max: u64,
+}
+
+/// A workload flow alive: started, not completed.
+struct Live {
+    ep: Endpoint,
+    /// Its number in the output (after the `[[flows]]` flows, in order of arrival).
+    out_id: u32,
+    start: Time,
+    size: u64,
 }
 
 /// A flow of the `[wireless]` line: its `[[flows]]` entry and its stations (for its summary).
@@ -91,6 +155,13 @@ pub struct Sim {
     line: Option<Vec<LineFlow>>,
     /// Packet captures of chosen directions (None: no capture, no per-packet work).
     pub captures: Option<Box<crate::output::pcap::Captures>>,
+    /// `[[workloads]]` (empty without), their live flows by number, the results of those that
+    /// finished, and the most alive at once.
+    wl: Vec<Workload>,
+    live: HashMap<u32, Live>,
+    done: Vec<FlowSummary>,
+    live_max: usize,
+    next_out_id: u32,
 }
 
 /// A flow as the run loop is given it.
@@ -114,10 +185,31 @@ impl Sim {
     /// the same either way; the event count includes the sampling ticks in both cases (see
     /// [`Sim::events`]).
     pub fn with_timeseries(sc: &Scenario, seed: u64, timeseries: bool) -> Sim {
+        let mut wl_routes = Vec::new();
         let (built, bn) = match &sc.network {
             NetworkConfig::Dumbbell(b) => {
-                let d = topology::dumbbell::build(sc, b, seed);
+                let mut d = topology::dumbbell::build(sc, b, seed);
+                // Each workload's flows leave a sender host of its own over its access link.
+                let net = &mut d.built.net;
+                let (router, receiver) = (net.dirs[d.bottleneck as usize].from, net.dirs[d.bottleneck as usize].to);
+                let _ = receiver;
+                for (k, w) in sc.workloads.iter().enumerate() {
+                    let h = net.add_node(format!("workload{k}"));
+                    let up = net.add_dir(h, router, w.access_rate_bps, w.access_delay, QueueLimit::Unlimited, 0.0, None);
+                    let down = net.add_dir(router, h, 0, w.access_delay, QueueLimit::Unlimited, 0.0, None);
+                    let fwd = net.route(&[up, d.bottleneck]);
+                    let rev = net.route(&[d.bottleneck_rev, down]);
+                    wl_routes.push((fwd, rev));
+                }
                 (d.built, Some((d.bottleneck, d.bottleneck_rev)))
+            }
+            NetworkConfig::Links { topology, paths, bdp_mss } if !sc.workloads.is_empty() => {
+                // The workloads' paths count for Nbdp buffers as the flows' do.
+                let mut all = paths.clone();
+                all.extend(sc.workloads.iter().map(|w| w.path.clone()));
+                let mut built = topology::general::build(topology, &all, *bdp_mss, seed);
+                wl_routes = built.routes.split_off(paths.len());
+                (built, None)
             }
             NetworkConfig::Links { topology, paths, bdp_mss } => (topology::general::build(topology, paths, *bdp_mss, seed), None),
         };
@@ -127,16 +219,111 @@ impl Sim {
             .enumerate()
             .map(|(i, fc)| {
                 let stop = fc.stop.unwrap_or(sc.duration);
+                let (tcp, udp) = match &fc.udp {
+                    None => (Some(Endpoint::new(i, seed, &fc.cc, &fc.params, &fc.tcp, fc.size)), None),
+                    Some(u) => {
+                        let gap = (SEC as f64 / u.pps).round().max(1.0) as Time;
+                        let onoff = u.onoff.map(|cfg| {
+                            Box::new(OnOffState { cfg, rng: crate::rng::flow_stream(seed, i, crate::rng::stream::ONOFF), on_until: 0, carry: gap, pending_on: true })
+                        });
+                        (None, Some(Box::new(Udp { gap, size: u.size, sent: 0, received: 0, bytes_received: 0, onoff })))
+                    }
+                };
                 FlowInit {
-                    tcp: Some(Endpoint::new(i, seed, &fc.cc, &fc.params, &fc.tcp, fc.size)),
-                    udp: None,
+                    tcp,
+                    udp,
                     start: fc.start,
                     stop,
                     stop_event: (stop < sc.duration).then_some(stop),
                 }
             })
             .collect();
-        Sim::assemble(sc.name.clone(), sc.duration, sc.sample_interval, seed, timeseries, built, bn, flows, None)
+        let mut sim = Sim::assemble(sc.name.clone(), sc.duration, sc.sample_interval, seed, timeseries, built, bn, flows, None);
+        if !sc.workloads.is_empty() {
+            sim.add_workloads(&sc.workloads, wl_routes);
+        }
+        sim
+    }
+
+    /// Set up the workloads on their routes and schedule each one's first arrival.
+    fn add_workloads(&mut self, cfgs: &[WorkloadConfig], routes: Vec<(Route, Route)>) {
+        self.next_out_id = self.flows.len() as u32;
+        for (k, (cfg, (fwd, rev))) in cfgs.iter().zip(routes).enumerate() {
+            let ideal = ideal_path(&self.net, &fwd, &rev, cfg.tcp.mss, cfg.tcp.initial_cwnd);
+            let mut w = Workload {
+                cfg: cfg.clone(),
+                fwd,
+                rev,
+                ideal,
+                arrivals: crate::rng::derive(self.seed, crate::rng::stream::WORKLOAD_BASE + 2 * k as u64),
+                sizes: crate::rng::derive(self.seed, crate::rng::stream::WORKLOAD_BASE + 2 * k as u64 + 1),
+                next_serial: 0,
+                started: 0,
+                bytes_started: 0,
+                rejected: 0,
+                alive: 0,
+                alive_max: 0,
+            };
+            let first = cfg.start.saturating_add(exp_gap(&mut w.arrivals, cfg.flows_per_s));
+            if first < cfg.stop {
+                self.q.schedule(first, Event::WorkloadArrival(k as u32));
+            }
+            self.wl.push(w);
+        }
+    }
+
+    /// The next flow of workload `k` arrives now: it starts (unless too many are alive), and
+    /// the one after is scheduled.
+    fn workload_arrival(&mut self, k: u32) {
+        let now = self.now;
+        let w = &mut self.wl[k as usize];
+        let size = w.cfg.cdf.sample(&mut w.sizes);
+        let gap = exp_gap(&mut w.arrivals, w.cfg.flows_per_s);
+        let next = now.saturating_add(gap);
+        if next < w.cfg.stop {
+            self.q.schedule(next, Event::WorkloadArrival(k));
+        }
+        w.started += 1;
+        w.bytes_started += size;
+        if self.live.len() >= MAX_ALIVE || w.next_serial >= DYN_SERIALS {
+            w.rejected += 1;
+            return;
+        }
+        let id = DYN | (k << 24) | w.next_serial;
+        w.next_serial += 1;
+        w.alive += 1;
+        w.alive_max = w.alive_max.max(w.alive);
+        let ep = Endpoint::new(id as usize, self.seed, &w.cfg.cc, &w.cfg.params, &w.cfg.tcp, Some(size));
+        let out_id = self.next_out_id;
+        self.next_out_id += 1;
+        self.live.insert(id, Live { ep, out_id, start: now, size });
+        self.live_max = self.live_max.max(self.live.len());
+        self.start_flow(id);
+    }
+
+    /// A workload flow's results (completed at `done`, or still alive at the end of the run).
+    fn workload_record(&self, id: u32, l: &Live, done: Option<Time>) -> FlowSummary {
+        let k = ((id >> 24) & 0x7f) as usize;
+        let w = &self.wl[k];
+        let end = done.unwrap_or(self.end).max(l.start);
+        let conn = end - l.start;
+        let thr = if conn > 0 { l.ep.sender.stats.bytes_acked as f64 * 8.0 / to_secs(conn) / 1e6 } else { 0.0 };
+        let mut fs = tcp_summary(l.out_id as usize, k, &l.ep, l.start, end, thr, Vec::new());
+        fs.cc = String::new(); // filled in at output: no string per finished flow
+        let ideal = ideal_fct(l.size, &w.ideal) / 1e9;
+        let fct = done.map(|t| to_secs(t - l.start));
+        fs.workload = Some(k);
+        fs.size_bytes = Some(l.size);
+        fs.fct_s = Some(fct.unwrap_or(f64::NAN));
+        fs.ideal_fct_s = Some(ideal);
+        fs.slowdown = Some(fct.map_or(f64::NAN, |f| f / ideal));
+        fs
+    }
+
+    /// Workload flows alive now, and the most alive at once so far (the engine's workload flow
+    /// storage: a live flow's endpoint; finished flows keep only their output row).
+    pub fn workload_flows_alive(&self) -> (usize, usize) {
+        (self.live.len(), self.live_max)
     }
 
     /// A run of the `[wireless]` line `sc` with `seed` (see [`Sim::with_timeseries`]).
@@ -152,7 +339,7 @@ impl Sim {
                 let (tcp, udp) = match &f.kind {
                     WFlowKind::Udp { pps, size } => {
                         let gap = (SEC as f64 / pps).round().max(1.0) as Time;
-                        (None, Some(Box::new(Udp { gap, size: *size, sent: 0, received: 0, bytes_received: 0 })))
+                        (None, Some(Box::new(Udp { gap, size: *size, sent: 0, received: 0, bytes_received: 0, onoff: None })))
                     }
                     WFlowKind::Tcp { cc, params, tcp, size } => (Some(Endpoint::new(i, seed, cc, params, tcp, *size)), None),
                 };
@@ -234,12 +421,22 @@ impl Sim {
             name,
             line,
             captures: None,
+            wl: Vec::new(),
+            live: HashMap::new(),
+            done: Vec::new(),
+            live_max: 0,
+            next_out_id: 0,
         }
     }
 
     /// Capture the packets offered to the directions `ids` (`"from->to"`), each in a pcap of
     /// its own ([`crate::output::pcap`]), frames cut to `snaplen` bytes. Call before the run.
     pub fn capture(&mut self, ids: &[String], snaplen: u32) -> Result<(), String> {
+        if !self.wl.is_empty() {
+            return Err("pcap: a run with [[workloads]] cannot be captured yet (its flows come and go); \
+                        accepted: a scenario with [[flows]] only"
+                .into());
+        }
         let mut dirs = Vec::with_capacity(ids.len());
         for id in ids {
             match self.net.dir_named(id) {
@@ -377,6 +574,7 @@ impl Sim {
                 }
             }
             Event::UdpGen(f) => self.udp_send(f),
+            Event::WorkloadArrival(k) => self.workload_arrival(k),
             Event::AirAccess { station, gen } => {
                 let (m, i) = self.net.station(station as u32);
                 self.net.media[m].access(&mut Cx { now, q: &mut self.q }, i, gen);
@@ -440,10 +638,10 @@ impl Sim {
                 }
                 self.forward(r.next());
             }
-            Event::Rto(f) => self.on_timer(f, Timer::Rto),
-            Event::RackTimer(f) => self.on_timer(f, Timer::Rack),
-            Event::DelAck(f) => self.on_timer(f, Timer::DelAck),
-            Event::Pace(f) => self.on_timer(f, Timer::Pace),
+            Event::Rto(f) => self.flow_timer(f, Timer::Rto),
+            Event::RackTimer(f) => self.flow_timer(f, Timer::Rack),
+            Event::DelAck(f) => self.flow_timer(f, Timer::DelAck),
+            Event::Pace(f) => self.flow_timer(f, Timer::Pace),
             Event::Sample => {
                 self.sample();
                 let next = now + self.sample_interval;
@@ -454,11 +652,39 @@ impl Sim {
         }
     }
 
+    /// A flow's timer event (a finished workload flow's is dropped).
+    #[inline]
+    fn flow_timer(&mut self, f: u32, t: Timer) {
+        if f >= DYN && !self.live.contains_key(&f) {
+            return;
+        }
+        self.on_timer(f, t)
+    }
+
+    /// The route of flow `f`'s data or ACKs (a workload flow's: its workload's).
+    #[inline]
+    fn route_of(&self, f: u32, ack: bool) -> &Route {
+        if f < DYN {
+            let fl = &self.flows[f as usize];
+            if ack {
+                &fl.rev
+            } else {
+                &fl.fwd
+            }
+        } else {
+            let w = &self.wl[((f >> 24) & 0x7f) as usize];
+            if ack {
+                &w.rev
+            } else {
+                &w.fwd
+            }
+        }
+    }
+
     /// Move a packet onto hop `r.hop` of its flow's route, or hand it to the flow's receiver
     /// (data) or sender (ACKs) at the end of the route.
     fn forward(&mut self, r: Routed) {
-        let fl = &self.flows[r.flow as usize];
-        let route = if r.ack { &fl.rev } else { &fl.fwd };
+        let route = self.route_of(r.flow, r.ack);
         match route.hop(r.hop as usize) {
             Some(Hop::Dir(d)) => self.offer(d, r),
             Some(Hop::Seg(s)) => self.enter_segment(s, r),
@@ -491,8 +717,7 @@ impl Sim {
     fn station_arrive(&mut self, m: usize, k: usize, frame: Frame) {
         let now = self.now;
         let mut r = frame.r;
-        let fl = &self.flows[r.flow as usize];
-        let route = if r.ack { &fl.rev } else { &fl.fwd };
+        let route = self.route_of(r.flow, r.ack);
         let leaving_from_k = |h: Option<Hop>| match h {
             Some(Hop::Air { medium, from, to }) if medium as usize == m && from as usize == k => Some(to),
             _ => None,
@@ -521,6 +746,9 @@ impl Sim {
             return;
         }
         let u = fl.udp.as_mut().expect("a UDP flow");
+        if u.onoff.is_some() {
+            return self.onoff_send(f);
+        }
         u.sent += 1;
         let (gap, bytes) = (u.gap, u.size + UDP_IP_HEADER);
         let stop = fl.stop;
@@ -531,10 +759,56 @@ impl Sim {
         }
     }
 
+    /// An on/off UDP flow's event: an on period starts, or a datagram is due in one.
+    #[cold]
+    fn onoff_send(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        let stop = fl.stop;
+        let u = fl.udp.as_mut().expect("a UDP flow");
+        let gap = u.gap;
+        let o = u.onoff.as_mut().expect("on/off");
+        let next = if o.pending_on {
+            o.pending_on = false;
+            let on = o.draw(o.cfg.on);
+            o.on_until = now.saturating_add(on);
+            let first = now + gap.saturating_sub(o.carry);
+            if first < o.on_until {
+                first
+            } else {
+                o.carry += on;
+                o.pending_on = true;
+                let off = o.draw(o.cfg.off);
+                o.on_until.saturating_add(off)
+            }
+        } else {
+            u.sent += 1;
+            let bytes = u.size + UDP_IP_HEADER;
+            o.carry = 0;
+            let next = if now + gap < o.on_until {
+                now + gap
+            } else {
+                o.carry = o.on_until - now;
+                o.pending_on = true;
+                let off = o.draw(o.cfg.off);
+                o.on_until.saturating_add(off)
+            };
+            let r = Routed::new(Packet::Udp(crate::net::UdpPkt { flow: f, ip_bytes: bytes }), &mut self.net.packets);
+            self.forward(r);
+            next
+        };
+        if next < stop {
+            self.q.schedule(next, Event::UdpGen(f));
+        }
+    }
+
     /// A packet at the end of its route: data to the flow's receiver, an ACK to its sender.
     fn route_end(&mut self, r: Routed) {
         match self.net.packets.take(r.slot) {
             Packet::Data(mut pkt) => {
+                if pkt.flow >= DYN && !self.live.contains_key(&pkt.flow) {
+                    return; // a finished workload flow's straggler
+                }
                 // The ECN field as the network left it (a queue may have set CE on the handle).
                 pkt.ecn = r.ecn;
                 self.data_arrives(&pkt)
@@ -673,6 +947,9 @@ impl Sim {
                 ep.sender.check_invariants()?;
             }
         }
+        for l in self.live.values() {
+            l.ep.sender.check_invariants()?;
+        }
         Ok(())
     }
 
@@ -681,7 +958,8 @@ impl Sim {
     /// a run's memory (see [`crate::limits`]). O(flows).
     pub fn queue_heap_bytes(&self) -> usize {
         let flows: usize = self.flows.iter().map(|f| f.tcp.as_ref().map_or(0, |ep| ep.heap_bytes())).sum();
-        flows + self.net.heap_bytes() + self.q.heap_bytes()
+        let live: usize = self.live.values().map(|l| l.ep.heap_bytes()).sum();
+        flows + live + self.net.heap_bytes() + self.q.heap_bytes()
     }
 
     pub fn flow_sender(&self, i: usize) -> &Sender {
@@ -704,7 +982,12 @@ impl Sim {
     pub fn summary(&self, wall_seconds: f64) -> Summary {
         let mut flows = Vec::with_capacity(self.flows.len());
         for (i, fl) in self.flows.iter().enumerate() {
-            let Some(ep) = &fl.tcp else { continue };
+            let Some(ep) = &fl.tcp else {
+                if let Some(u) = &fl.udp {
+                    flows.push(self.udp_summary(i, fl, u));
+                }
+                continue;
+            };
             let s = &ep.sender;
             let end = fl.ended_at.unwrap_or(self.end).max(fl.start);
             let started = self.end > fl.start || fl.ended_at.is_some();
@@ -716,7 +999,7 @@ impl Sim {
         let mut warnings = self.access_limited_warnings();
         warnings.extend(self.ecn_fallback_warnings());
         let dur = to_secs(self.end);
-        Summary {
+        let mut summary = Summary {
             name: self.name.clone(),
             seed: self.seed,
             sim_seconds: dur,
@@ -729,7 +1012,109 @@ impl Sim {
             bottleneck: self.bottleneck_summary(),
             warnings,
             stations: self.stations_summary(),
+            workloads: Vec::new(),
+        };
+        if !self.wl.is_empty() {
+            self.add_workload_summary(&mut summary);
         }
+        summary
+    }
+
+    /// A wired UDP flow's row: datagrams sent, received, lost and in flight.
+    fn udp_summary(&self, i: usize, fl: &Flow, u: &Udp) -> FlowSummary {
+        let end = fl.ended_at.unwrap_or(self.end).min(fl.stop).max(fl.start);
+        let secs = to_secs(end - fl.start).max(1e-9);
+        let in_flight = self.net.packets.live().filter(|p| matches!(p, Packet::Udp(d) if d.flow == i as u32)).count() as u64
+            + self.net.media.iter().flat_map(|m| m.held()).filter(|fr| fr.r.flow == i as u32 && !fr.r.ack).count() as u64;
+        FlowSummary {
+            id: i as u32,
+            group: 0,
+            cc: "udp".to_string(),
+            start_s: to_secs(fl.start),
+            end_s: to_secs(end),
+            throughput_mbps: u.bytes_received as f64 * 8.0 / secs / 1e6,
+            bytes_acked: 0,
+            bytes_sent: u.sent * u.size as u64,
+            bytes_delivered: u.bytes_received,
+            segments_sent: u.sent,
+            segments_delivered: u.received,
+            retransmits: 0,
+            rto_count: 0,
+            fast_recoveries: 0,
+            ce_received: 0,
+            ece_reductions: 0,
+            rtt_min_ms: f64::NAN,
+            rtt_mean_ms: f64::NAN,
+            rtt_p95_ms: f64::NAN,
+            cwnd_final_pkts: 0,
+            cwnd_final_bytes: 0,
+            completed: false,
+            completion_s: None,
+            path: self.path_names(&fl.fwd),
+            workload: None,
+            size_bytes: None,
+            fct_s: None,
+            ideal_fct_s: None,
+            slowdown: None,
+            datagrams_sent: Some(u.sent),
+            datagrams_received: Some(u.received),
+            datagrams_lost: Some(u.sent.saturating_sub(u.received).saturating_sub(in_flight)),
+            datagrams_in_flight: Some(in_flight),
+        }
+    }
+
+    /// The workload flows (finished, then alive at the end, in order of arrival) after the
+    /// `[[flows]]` flows, and each workload's summary.
+    fn add_workload_summary(&self, summary: &mut Summary) {
+        let mut rows: Vec<FlowSummary> = self.done.clone();
+        rows.extend(self.live.iter().map(|(&id, l)| self.workload_record(id, l, None)));
+        rows.sort_by_key(|r| r.id);
+        for r in &mut rows {
+            r.cc = self.wl[r.workload.expect("a workload flow")].cfg.cc.clone();
+        }
+        for (k, w) in self.wl.iter().enumerate() {
+            let mine: Vec<&FlowSummary> = rows.iter().filter(|r| r.workload == Some(k)).collect();
+            let mut buckets = vec![bucket("all", &mine)];
+            let mut lo = 0u64;
+            for &(label, hi) in crate::workload::BUCKETS {
+                let inb: Vec<&FlowSummary> = mine.iter().copied().filter(|r| (lo..hi).contains(&r.size_bytes.unwrap_or(0))).collect();
+                buckets.push(bucket(label, &inb));
+                lo = hi;
+            }
+            let span = to_secs(w.cfg.stop - w.cfg.start);
+            let mut warn = Vec::new();
+            if w.rejected > 0 {
+                warn.push(format!(
+                    "workload {k}: {} arrivals not started ({MAX_ALIVE} workload flows were alive at once, or its {DYN_SERIALS} flow numbers ran out)",
+                    w.rejected
+                ));
+            }
+            if w.cfg.tcp.delayed_ack {
+                warn.push(format!(
+                    "workload {k}: delayed ACKs without Linux's quick-ACK mode at connection start (not modelled): a flow whose last segment is left unpaired waits up to delack_timeout ({} ms) for its final ACK, which dominates the slowdown of short flows; delayed_ack = false removes that wait",
+                    w.cfg.tcp.delack_timeout / crate::time::MS
+                ));
+            }
+            summary.warnings.extend(warn);
+            summary.workloads.push(WorkloadSummary {
+                id: k,
+                cc: w.cfg.cc.clone(),
+                sizes: w.cfg.sizes_name.clone(),
+                arrival_rate: w.cfg.flows_per_s,
+                load: match w.cfg.arrivals {
+                    crate::workload::Arrivals::Load(x) => Some(x),
+                    crate::workload::Arrivals::Rate(_) => None,
+                },
+                link: w.cfg.link.clone(),
+                cdf_mean_bytes: w.cfg.cdf.mean(),
+                mean_size_bytes: if w.started > 0 { w.bytes_started as f64 / w.started as f64 } else { f64::NAN },
+                offered_load: w.cfg.link_rate_bps.map(|r| w.bytes_started as f64 * 8.0 / (r as f64 * span)),
+                rejected: w.rejected,
+                alive_max: w.alive_max,
+                buckets,
+            });
+        }
+        summary.flows.extend(rows);
     }
 
     /// Every station of the network's media.
@@ -975,16 +1360,30 @@ impl Driver for Sim {
 
     #[inline]
     fn parts(&mut self, f: u32) -> Parts<'_, Event> {
-        Parts { ep: self.flows[f as usize].tcp.as_mut().expect("a TCP flow"), q: &mut self.q, log: &mut self.events }
+        let ep = if f < DYN { self.flows[f as usize].tcp.as_mut().expect("a TCP flow") } else { &mut self.live.get_mut(&f).expect("a live workload flow").ep };
+        Parts { ep, q: &mut self.q, log: &mut self.events }
     }
 
     #[inline]
     fn ended(&self, f: u32) -> bool {
-        self.flows[f as usize].ended_at.is_some()
+        if f < DYN {
+            self.flows[f as usize].ended_at.is_some()
+        } else {
+            !self.live.contains_key(&f)
+        }
     }
 
     fn end_flow(&mut self, f: u32) {
         let now = self.now;
+        if f >= DYN {
+            // A workload flow completed: keep its row, free its state.
+            if let Some(l) = self.live.remove(&f) {
+                let rec = self.workload_record(f, &l, Some(now));
+                self.done.push(rec);
+                self.wl[((f >> 24) & 0x7f) as usize].alive -= 1;
+            }
+            return;
+        }
         let fl = &mut self.flows[f as usize];
         if fl.ended_at.is_none() {
             fl.ended_at = Some(now);
@@ -1037,7 +1436,86 @@ fn tcp_summary(i: usize, group: usize, ep: &Endpoint, start: Time, end: Time, th
         completed: s.completed_at.is_some(),
         completion_s: s.completed_at.map(to_secs),
         path,
+        workload: None,
+        size_bytes: None,
+        fct_s: None,
+        ideal_fct_s: None,
+        slowdown: None,
+        datagrams_sent: None,
+        datagrams_received: None,
+        datagrams_lost: None,
+        datagrams_in_flight: None,
     }
+}
+
+/// An exponential gap (nanoseconds) of a Poisson process of `per_s` events per second.
+fn exp_gap(rng: &mut crate::rng::Rng, per_s: f64) -> Time {
+    let u: f64 = 1.0 - rng.gen::<f64>(); // (0, 1]
+    (-u.ln() / per_s * SEC as f64).min(1e18).round() as Time
+}
+
+/// FCT and slowdown of `rows` (completed ones), as a bucket of the workload summary.
+fn bucket(label: &'static str, rows: &[&FlowSummary]) -> WorkloadBucket {
+    let mut fct: Vec<f64> = rows.iter().filter_map(|r| r.fct_s).filter(|x| x.is_finite()).collect();
+    let mut sd: Vec<f64> = rows.iter().filter_map(|r| r.slowdown).filter(|x| x.is_finite()).collect();
+    fct.sort_by(f64::total_cmp);
+    sd.sort_by(f64::total_cmp);
+    let mean = |v: &[f64]| if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 };
+    WorkloadBucket {
+        bucket: label,
+        started: rows.len() as u64,
+        completed: fct.len() as u64,
+        fct_mean_s: mean(&fct),
+        fct_p50_s: quantile(&fct, 0.5),
+        fct_p99_s: quantile(&fct, 0.99),
+        slowdown_mean: mean(&sd),
+        slowdown_p50: quantile(&sd, 0.5),
+        slowdown_p99: quantile(&sd, 0.99),
+    }
+}
+
+/// The q-quantile of sorted values, interpolating linearly between order statistics (NaN if
+/// empty).
+fn quantile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let h = q * (v.len() - 1) as f64;
+    let (i, frac) = (h.floor() as usize, h - h.floor());
+    if i + 1 < v.len() {
+        v[i] + (v[i + 1] - v[i]) * frac
+    } else {
+        v[i]
+    }
+}
+
+/// What the ideal FCT over a route needs (see [`crate::workload::ideal_fct`]): the slowest
+/// rate the data crosses, and the base RTT with one packet's serialisation on every other
+/// direction with a rate the data crosses and one ACK's on every one the ACKs cross. A Wi-Fi
+/// hop adds nothing (no airtime is counted).
+fn ideal_path(net: &Network, fwd: &Route, rev: &Route, mss: u32, iw: u32) -> IdealPath {
+    let (mut rtt, mut other) = (0.0, 0.0);
+    let ack_bits = (crate::tcp::ACK_BYTES * 8) as f64;
+    let slow = slowest(net, fwd);
+    for (route, data) in [(fwd, true), (rev, false)] {
+        for h in route.hops().iter() {
+            match *h {
+                Hop::Dir(d) => {
+                    let l = &net.dirs[d as usize].link;
+                    rtt += l.delay as f64;
+                    if l.rate_bps > 0 && data && Some(d) != slow {
+                        other += 8e9 / l.rate_bps as f64;
+                    } else if l.rate_bps > 0 && !data {
+                        rtt += ack_bits * 1e9 / l.rate_bps as f64;
+                    }
+                }
+                Hop::Seg(s) => rtt += net.segs[s as usize].dirs.iter().map(|&d| net.dirs[d as usize].link.delay as f64).sum::<f64>(),
+                Hop::Air { .. } => {}
+            }
+        }
+    }
+    let rate_bps = slow.map_or(u64::MAX, |d| net.dirs[d as usize].link.rate_bps);
+    IdealPath { rate_bps, rtt, other_ns_per_byte: other, mss, iw }
 }
 
 /// The queue a flow's time series reports: the slowest direction with a rate on its data

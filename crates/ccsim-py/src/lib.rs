@@ -68,6 +68,12 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
                 "links: emulation runs dumbbell scenarios ([bottleneck]); a [[links]] network can only be simulated",
             ));
         };
+        if !sc.workloads.is_empty() {
+            return Err(PyValueError::new_err("workloads: emulation runs [[flows]] TCP flows; [[workloads]] can only be simulated"));
+        }
+        if let Some(f) = sc.flows.iter().find(|f| f.udp.is_some()) {
+            return Err(PyValueError::new_err(format!("flows[{}].protocol: emulation runs TCP flows; UDP flows can only be simulated", f.group)));
+        }
         let flows: Vec<Value> = sc
             .flows
             .iter()

@@ -29,6 +29,8 @@ pub enum Event {
     Sample,
     /// A UDP flow's next datagram.
     UdpGen(u32),
+    /// The next flow of a `[[workloads]]` entry arrives.
+    WorkloadArrival(u32),
     /// A shared medium's events name a station by its number across all media (and a
     /// generation, its low 32 bits, where a newer event supersedes older ones); see
     /// [`crate::net::wifi`]. A station's backoff countdown may end.

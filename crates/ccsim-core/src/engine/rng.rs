@@ -19,10 +19,15 @@ pub mod stream {
     pub const MEDIUM_BASE: u64 = 1 << 41;
     /// Queue disciplines that draw (RED, PIE, ...): `QDISC_BASE + direction index`.
     pub const QDISC_BASE: u64 = 1 << 42;
+    /// `[[workloads]]` entry k: its arrivals from `WORKLOAD_BASE + 2k`, its flow sizes from
+    /// `WORKLOAD_BASE + 2k + 1` (its flows' own streams are flow streams of their numbers).
+    pub const WORKLOAD_BASE: u64 = 1 << 43;
     pub const FLOW_STRIDE: u64 = 16;
     /// Per-flow sub-streams (offset within a flow's block).
     pub const CC: u64 = 0;
     pub const CLOCK: u64 = 1;
+    /// A wired UDP flow's on/off periods.
+    pub const ONOFF: u64 = 2;
 }
 
 fn splitmix64(mut x: u64) -> u64 {

@@ -181,6 +181,16 @@ impl PacketStore {
     }
 
     /// Packets held.
+    /// The packets held now (queued, on a wire, in a delay line): O(slots), for counts at the
+    /// end of a run.
+    pub fn live(&self) -> impl Iterator<Item = &Packet> {
+        let mut free = vec![false; self.slots.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        self.slots.iter().zip(free).filter(|(_, f)| !f).map(|(p, _)| p)
+    }
+
     pub fn len(&self) -> usize {
         self.slots.len() - self.free.len()
     }

@@ -32,6 +32,57 @@ record! {
         completion_s: Option<f64>, "s", "When it completed (null if it did not).";
         #[serde(skip_serializing_if = "Vec::is_empty")]
         path: Vec<String> as (Type::StrList, true), "", "The nodes its data crosses, sender to receiver (absent on a `[wireless]` line, whose flows give `src` and `dst`).";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        workload: Option<usize>, "", "A `[[workloads]]` flow: the index of its entry (`group` is the same); absent for a `[[flows]]` flow.";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        size_bytes: Option<u64>, "bytes", "A workload flow's size, drawn from its CDF (absent otherwise).";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fct_s: Option<f64>, "s", "A workload flow's completion time: from its arrival (`start_s`) to the ACK of its last byte (null if it did not complete; absent for other flows).";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ideal_fct_s: Option<f64>, "s", "A workload flow's ideal completion time: alone on the empty path, ideal slow start from the initial window (docs/model.md, Workloads).";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        slowdown: Option<f64>, "", "`fct_s` / `ideal_fct_s` (null if it did not complete; absent for other flows).";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        datagrams_sent: Option<u64>, "pkts", "A wired UDP flow: datagrams sent (absent for TCP flows).";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        datagrams_received: Option<u64>, "pkts", "A wired UDP flow: datagrams that reached the receiver.";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        datagrams_lost: Option<u64>, "pkts", "A wired UDP flow: datagrams sent, not received and no longer in the network (dropped by a queue or lost at random).";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        datagrams_in_flight: Option<u64>, "pkts", "A wired UDP flow: datagrams still queued or on a wire when the run ended.";
+    }
+}
+
+record! {
+    /// One `[[workloads]]` entry's flows, all sizes or one size bucket.
+    pub struct WorkloadBucket {
+        bucket: &'static str, "", "`all`, `<100KB`, `100KB-10MB` or `>10MB` (sizes in bytes, 1 KB = 1000 B; the lower bound inclusive).";
+        started: u64, "count", "Flows that arrived (and started) in the bucket.";
+        completed: u64, "count", "Of those, flows whose last byte was acknowledged within the run.";
+        fct_mean_s: f64, "s", "Mean completion time of the completed flows (NaN without any).";
+        fct_p50_s: f64, "s", "Median completion time (linear interpolation between order statistics; NaN without any).";
+        fct_p99_s: f64, "s", "99th percentile of the completion times.";
+        slowdown_mean: f64, "", "Mean slowdown (FCT / ideal FCT) of the completed flows.";
+        slowdown_p50: f64, "", "Median slowdown.";
+        slowdown_p99: f64, "", "99th percentile of the slowdowns.";
+    }
+}
+
+record! {
+    /// One `[[workloads]]` entry: what it generated and how its flows fared.
+    pub struct WorkloadSummary {
+        id: usize, "", "The index of the `[[workloads]]` entry.";
+        cc: String, "", "Its flows' algorithm.";
+        sizes: String, "", "Its size distribution: a built-in's name or the CDF file.";
+        arrival_rate: f64, "", "Its Poisson arrival rate in flows per second, from `load` or `arrivals`.";
+        load: Option<f64>, "fraction", "The offered load it was given (null when given `arrivals`).";
+        link: Option<String>, "", "The link direction `load` refers to (`router->receiver`, the bottleneck, on a dumbbell).";
+        cdf_mean_bytes: f64, "bytes", "Mean flow size of the CDF (piecewise-linear reading).";
+        mean_size_bytes: f64, "bytes", "Mean size of the flows it started (NaN without any).";
+        offered_load: Option<f64>, "fraction", "Bytes of the flows it started x 8 / (the link's rate x its arrival time, start to stop) (null without a link).";
+        rejected: u64, "count", "Arrivals not started because 100,000 flows were alive at once, or its flow numbers ran out (see warnings).";
+        alive_max: u64, "count", "Most of its flows alive (started, not completed) at once: the engine's flow storage high-water mark.";
+        buckets: Vec<WorkloadBucket> as (Type::Records("workload_buckets"), false), "", "FCT and slowdown for all its flows, then by size bucket.";
     }
 }
 
@@ -100,6 +151,8 @@ record! {
         warnings: Vec<String> as (Type::StrList, false), "", "One line each: conditions a user should know about (e.g. a flow limited by its own access link rather than the bottleneck). Never errors.";
         #[serde(skip_serializing_if = "Vec::is_empty")]
         stations: Vec<StationSummary> as (Type::Records("stations"), true), "", "Every station of the network's Wi-Fi media (`[[wifi]]`), in order; absent without one.";
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        workloads: Vec<WorkloadSummary> as (Type::Records("workloads"), true), "", "Per `[[workloads]]` entry: arrivals, flows started and completed, FCT and slowdown by size bucket; absent without one. (`total_throughput_mbps` and `jain_index` are over the `[[flows]]` flows only.)";
     }
 }
 

@@ -242,7 +242,7 @@ column_data!(&'static str, Str);
 column_data!(Option<&'static str>, OptStr);
 column_data!(Interned, Interned);
 
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, StationPlace, Summary, TimeSeries};
+use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, StationPlace, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
 use crate::net::wifi::StationStats;
 use crate::output::wireless::{LineFlow, LineSummary};
 
@@ -272,6 +272,16 @@ pub static TABLES: &[Table] = &[
         name: "stations",
         doc: "One row per Wi-Fi station: its MAC and host counters (`Result.stations`); `medium` and `node` for `[[wifi]]` stations only.",
         parts: &[StationPlace::COLUMNS, StationStats::COLUMNS],
+    },
+    Table {
+        name: "workloads",
+        doc: "One row per `[[workloads]]` entry (`Result.to_dict()[\"workloads\"]`).",
+        parts: &[WorkloadSummary::COLUMNS],
+    },
+    Table {
+        name: "workload_buckets",
+        doc: "A workload's FCT and slowdown, all its flows then by size bucket.",
+        parts: &[WorkloadBucket::COLUMNS],
     },
     Table {
         name: "line_summary",

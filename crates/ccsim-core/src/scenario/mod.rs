@@ -8,6 +8,7 @@
 pub mod qdisc;
 pub mod units;
 pub mod varying;
+pub mod workloads;
 
 use crate::cc::{self, ParamSpec, Params};
 use crate::limits::MAX_TOTAL_FLOWS;
@@ -232,6 +233,33 @@ pub struct FlowConfig {
     pub start: Time,
     pub stop: Option<Time>,
     pub size: Option<u64>,
+    /// A UDP flow's traffic (None: TCP with `cc`).
+    pub udp: Option<UdpConfig>,
+}
+
+/// A UDP flow: `pps` datagrams per second of `size` payload bytes while on; always on
+/// (constant bit rate) unless `onoff` is given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UdpConfig {
+    pub pps: f64,
+    pub size: u32,
+    pub onoff: Option<OnOff>,
+}
+
+/// On/off periods of a UDP flow: each on period sends at the flow's rate, each off period is
+/// silent; their lengths are drawn independently with means `on` and `off`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OnOff {
+    pub on: Time,
+    pub off: Time,
+    pub dist: OnOffDist,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OnOffDist {
+    Exponential,
+    /// Pareto with this shape (> 1), its scale set from the mean: mean x (shape - 1) / shape.
+    Pareto(f64),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -244,6 +272,8 @@ pub struct Scenario {
     pub network: NetworkConfig,
     /// One entry per flow, `count` expanded, in file order.
     pub flows: Vec<FlowConfig>,
+    /// `[[workloads]]`: short flows arriving at random (empty without).
+    pub workloads: Vec<crate::workload::WorkloadConfig>,
     /// The input with defaults filled in (the normalised form `validate` returns).
     pub normalized: Value,
 }
@@ -274,7 +304,7 @@ pub const MAX_UDP_PPS: f64 = 1e7;
 /// Seeds are accepted in [0, 2^63 - 1] everywhere (TOML integers are signed 64-bit).
 pub const MAX_SEED: u64 = i64::MAX as u64;
 
-const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval", "bottleneck", "links", "wifi", "tcp", "flows"];
+const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_interval", "bottleneck", "links", "wifi", "tcp", "flows", "workloads"];
 /// Keys of a `[[wifi]]` entry: its stations and the `[wireless]` table's channel settings.
 const WIFI_KEYS: &[&str] = &[
     "stations", "profile", "environment", "queue", "rx_reach", "cs_reach", "if_reach", "retry_limit", "fer", "background_load", "background_frame",
@@ -292,6 +322,8 @@ const TCP_KEYS: &[&str] = &[
 const FLOW_KEYS: &[&str] = &["cc", "count", "access_rate", "access_delay", "start", "stop", "size", "params"];
 /// Flow keys of a `[wireless]` scenario only.
 const WIRELESS_FLOW_KEYS: &[&str] = &["protocol", "rate", "packet_size", "src", "dst"];
+/// Keys of a wired UDP flow's on/off pattern.
+const ONOFF_KEYS: &[&str] = &["on_time", "off_time", "on_off", "pareto_shape"];
 
 /// Defaults of the `[tcp]` table, in the scenario's own notation.
 fn tcp_defaults() -> Vec<(&'static str, Value)> {
@@ -507,6 +539,10 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
         FlowsOn::Wireless(h) => Some(h),
         _ => None,
     };
+    if top.get("flows").is_none() && top.get("workloads").is_some() && hops.is_none() {
+        // A network of workloads only.
+        return Ok((Vec::new(), Vec::new()));
+    }
     let fv = top.require("flows", &format!("one or more [[flows]] tables, each with cc = one of {}", cc::names().join(", ")))?;
     let Value::Array(groups) = fv else {
         return err("flows", format!("expected an array of tables ([[flows]]), got {}", show(fv)));
@@ -518,6 +554,7 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
     allowed_flow.extend_from_slice(TCP_KEYS);
     allowed_flow.extend_from_slice(WIRELESS_FLOW_KEYS);
     allowed_flow.push("path");
+    allowed_flow.extend_from_slice(ONOFF_KEYS);
     let duration = c.duration;
     let mut flows = Vec::new();
     let mut flows_norm = Vec::new();
@@ -527,14 +564,13 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
         t.check_unknown()?;
         match on {
             FlowsOn::Dumbbell => {
-                for k in WIRELESS_FLOW_KEYS.iter().chain(["path"].iter()) {
+                for k in ["src", "dst", "path"] {
                     if t.get(k).is_some() {
-                        let used = match *k {
+                        let used = match k {
                             "path" => "only used with [[links]]",
-                            "src" | "dst" => "only used in a [wireless] scenario or with [[links]]",
-                            _ => "only used in a [wireless] scenario",
+                            _ => "only used in a [wireless] scenario or with [[links]]",
                         };
-                        return err(&t.p(k), format!("{used}; a dumbbell flow is TCP from its own sender over its access link"));
+                        return err(&t.p(k), format!("{used}; a dumbbell flow runs from its own sender over its access link"));
                     }
                 }
             }
@@ -544,16 +580,16 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
                         return err(&t.p(k), "not used in a [wireless] scenario: flows run between stations of the line (use src and dst)");
                     }
                 }
+                for k in ONOFF_KEYS {
+                    if t.get(k).is_some() {
+                        return err(&t.p(k), "on/off UDP flows run on wired networks ([bottleneck], [[links]]); a [wireless] line's UDP flows are constant bit rate");
+                    }
+                }
             }
             FlowsOn::Links => {
                 for k in ["access_rate", "access_delay"] {
                     if t.get(k).is_some() {
                         return err(&t.p(k), "not used with [[links]]: a host's link to the network is a [[links]] entry of its own");
-                    }
-                }
-                for k in ["protocol", "rate", "packet_size"] {
-                    if t.get(k).is_some() {
-                        return err(&t.p(k), "not used with [[links]]: flows there are TCP (UDP flows run on a [wireless] line)");
                     }
                 }
             }
@@ -567,14 +603,15 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
                 _ => return err(&t.p("protocol"), format!("invalid value {}; accepted: \"tcp\" or \"udp\"", show(x))),
             },
         };
-        if hops.is_some() {
+        if hops.is_some() || protocol == "udp" {
             fnorm.insert("protocol".into(), Value::from(protocol));
         }
+        let mut onoff = None;
         let (cc_name, traffic) = if protocol == "udp" {
             for k in ["cc", "params", "size"].iter().chain(TCP_KEYS.iter()) {
                 if t.get(k).is_some() {
                     let hint = if *k == "size" { " (the datagram size is packet_size)" } else { "" };
-                    return err(&t.p(k), format!("not used by a UDP flow{hint}; accepted keys for protocol = \"udp\": rate, packet_size, count, start, stop, src, dst"));
+                    return err(&t.p(k), format!("not used by a UDP flow{hint}; accepted keys for protocol = \"udp\": rate, packet_size, count, start, stop, src, dst, on_time, off_time, on_off, pareto_shape"));
                 }
             }
             let psv = t.get("packet_size").cloned().unwrap_or(Value::from(1000));
@@ -608,9 +645,10 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
             };
             fnorm.insert("rate".into(), rv.clone());
             fnorm.insert("packet_size".into(), psv);
+            onoff = parse_onoff(&t, &mut fnorm)?;
             ("udp", Traffic::Udp { pps, size })
         } else {
-            for k in ["rate", "packet_size"] {
+            for k in ["rate", "packet_size"].iter().chain(ONOFF_KEYS) {
                 if t.get(k).is_some() {
                     return err(&t.p(k), "only used by a UDP flow (protocol = \"udp\")");
                 }
@@ -724,23 +762,7 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
                 return err(&t.p("max_rto"), "must not be below min_rto");
             }
             params = parse_params(&t.p("params"), cc_name, t.get("params"))?;
-            let info = cc::find(cc_name).expect("validated algorithm");
-            let pn: Map<String, Value> = params
-                .0
-                .iter()
-                .map(|(k, v)| {
-                    let spec = info.params.iter().find(|p| p.name == k).expect("declared parameter");
-                    let val = if spec.boolean {
-                        Value::from(*v != 0.0)
-                    } else if spec.integer {
-                        Value::from(*v as i64)
-                    } else {
-                        Value::from(*v)
-                    };
-                    (k.clone(), val)
-                })
-                .collect();
-            fnorm.insert("params".into(), Value::Object(pn));
+            fnorm.insert("params".into(), params_norm(cc_name, &params));
         }
         flows_norm.push(Value::Object(fnorm));
         for _ in 0..count {
@@ -755,6 +777,10 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
                     start,
                     stop,
                     size,
+                    udp: match traffic {
+                        Traffic::Udp { pps, size } => Some(UdpConfig { pps, size, onoff }),
+                        Traffic::Tcp => None,
+                    },
                 },
                 traffic: traffic.clone(),
                 src,
@@ -764,6 +790,69 @@ fn parse_flows(top: &Table, c: &Common, on: FlowsOn) -> Result<(Vec<ParsedFlow>,
         }
     }
     Ok((flows, flows_norm))
+}
+
+/// An algorithm's parameters in the normalised scenario (booleans and integers as such).
+fn params_norm(cc_name: &str, params: &Params) -> Value {
+    let info = cc::find(cc_name).expect("validated algorithm");
+    let pn: Map<String, Value> = params
+        .0
+        .iter()
+        .map(|(k, v)| {
+            let spec = info.params.iter().find(|p| p.name == k).expect("declared parameter");
+            let val = if spec.boolean {
+                Value::from(*v != 0.0)
+            } else if spec.integer {
+                Value::from(*v as i64)
+            } else {
+                Value::from(*v)
+            };
+            (k.clone(), val)
+        })
+        .collect();
+    Value::Object(pn)
+}
+
+/// A wired UDP flow's on/off pattern (None: constant bit rate): `on_time` and `off_time`
+/// (mean lengths), `on_off` ("exponential" or "pareto"), `pareto_shape`.
+fn parse_onoff(t: &Table, fnorm: &mut Map<String, Value>) -> Result<Option<OnOff>, ScenarioError> {
+    let (on, off) = (t.get("on_time"), t.get("off_time"));
+    if on.is_none() && off.is_none() {
+        for k in ["on_off", "pareto_shape"] {
+            if t.get(k).is_some() {
+                return err(&t.p(k), "only used with on_time and off_time (an on/off UDP flow)");
+            }
+        }
+        return Ok(None);
+    }
+    let what = "a mean period from 1us to 1000s, e.g. \"500ms\"";
+    let Some(onv) = on else { return err(&t.p("on_time"), format!("missing: an on/off flow gives both on_time and off_time; accepted: {what}")) };
+    let Some(offv) = off else { return err(&t.p("off_time"), format!("missing: an on/off flow gives both on_time and off_time; accepted: {what}")) };
+    let on = time_in(&t.p("on_time"), onv, crate::time::US, 1000 * SEC, what)?;
+    let off = time_in(&t.p("off_time"), offv, crate::time::US, 1000 * SEC, what)?;
+    let dv = t.get("on_off").cloned().unwrap_or(Value::from("exponential"));
+    let dist = match dv.as_str() {
+        Some("exponential") => {
+            if t.get("pareto_shape").is_some() {
+                return err(&t.p("pareto_shape"), "only used with on_off = \"pareto\"");
+            }
+            OnOffDist::Exponential
+        }
+        Some("pareto") => {
+            let sv = t.get("pareto_shape").cloned().unwrap_or(Value::from(1.5));
+            let shape = float_in(&t.p("pareto_shape"), &sv, 1.0, 100.0, "a shape in (1, 100] (a finite mean)")?;
+            if shape <= 1.0 {
+                return err(&t.p("pareto_shape"), format!("{} is out of range; accepted: a shape in (1, 100] (a finite mean)", show(&sv)));
+            }
+            fnorm.insert("pareto_shape".into(), sv);
+            OnOffDist::Pareto(shape)
+        }
+        _ => return err(&t.p("on_off"), format!("invalid value {}; accepted: \"exponential\" or \"pareto\"", show(&dv))),
+    };
+    fnorm.insert("on_time".into(), onv.clone());
+    fnorm.insert("off_time".into(), offv.clone());
+    fnorm.insert("on_off".into(), dv);
+    Ok(Some(OnOff { on, off, dist }))
 }
 
 /// The JSON text the bindings pass in. The Python package never sends text this rejects (it
@@ -978,7 +1067,7 @@ impl WirelessScenario {
     pub fn from_value(v: &Value) -> Result<WirelessScenario, ScenarioError> {
         let mut keys = TOP_KEYS.to_vec();
         keys.push("wireless");
-        keys.retain(|k| !["bottleneck", "links", "wifi"].contains(k));
+        keys.retain(|k| !["bottleneck", "links", "wifi", "workloads"].contains(k));
         if v.get("bottleneck").is_some() {
             return err("bottleneck", "a scenario has either a [bottleneck] (dumbbell) or a [wireless] table, not both");
         }
@@ -1343,8 +1432,14 @@ impl Scenario {
         if !wifi_norm.is_empty() {
             norm.insert("wifi".into(), Value::Array(wifi_norm));
         }
+        let (wls, wl_norm) = workloads::parse_workloads(top, &c, workloads::WlNet::Links(&topology))?;
         norm.insert("tcp".into(), Value::Object(std::mem::take(&mut c.tcp_norm)));
-        norm.insert("flows".into(), Value::Array(flows_norm));
+        if top.get("flows").is_some() {
+            norm.insert("flows".into(), Value::Array(flows_norm));
+        }
+        if !wls.is_empty() {
+            norm.insert("workloads".into(), Value::Array(wl_norm));
+        }
         Ok(Scenario {
             name: c.name,
             duration: c.duration,
@@ -1352,6 +1447,7 @@ impl Scenario {
             sample_interval: c.sample_interval,
             network: NetworkConfig::Links { topology, paths, bdp_mss: c.tcp.mss },
             flows: parsed.into_iter().map(|p| p.cfg).collect(),
+            workloads: wls,
             normalized: Value::Object(norm),
         })
     }
@@ -1448,7 +1544,13 @@ impl Scenario {
         let qdisc = qdisc::parse(&b, None, false, &mut bnorm)?;
         norm.insert("bottleneck".into(), Value::Object(bnorm));
         norm.insert("tcp".into(), Value::Object(tcp_norm));
-        norm.insert("flows".into(), Value::Array(flows_norm));
+        if top.get("flows").is_some() {
+            norm.insert("flows".into(), Value::Array(flows_norm));
+        }
+        let (wls, wl_norm) = workloads::parse_workloads(&top, &c, workloads::WlNet::Dumbbell { rate_bps })?;
+        if !wls.is_empty() {
+            norm.insert("workloads".into(), Value::Array(wl_norm));
+        }
 
         Ok(Scenario {
             name: c.name,
@@ -1457,6 +1559,7 @@ impl Scenario {
             sample_interval: c.sample_interval,
             network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc, vary }),
             flows,
+            workloads: wls,
             normalized: Value::Object(norm),
         })
     }
