@@ -10,6 +10,7 @@ pub fn scenario(v: Value) -> Scenario {
 /// Three 10 Mbps bottlenecks in a chain (r0 -> r1 -> r2 -> r3, 10 ms each, 1 BDP), one long
 /// flow of algorithm `long` across all (long_src -> long_dst), and a cross flow on each
 /// bottleneck i (c{i}_src -> c{i}_dst) of algorithm `cross[i - 1]`; hosts on 1 Gbps, 1 ms links.
+#[allow(dead_code)] // not every test file that shares this module uses it
 pub fn parking_lot(long: &str, cross: [&str; 3], duration: &str) -> Scenario {
     let mut links = vec![];
     for i in 0..3 {
