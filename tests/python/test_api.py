@@ -205,12 +205,33 @@ def result() -> Result:
     return ccsim.run(_small_builder())
 
 
+#: Flow columns only workload flows have, and only UDP flows (absent for other flows).
+WORKLOAD_COLUMNS = {"workload", "size_bytes", "fct_s", "ideal_fct_s", "slowdown"}
+UDP_COLUMNS = {"datagrams_sent", "datagrams_received", "datagrams_lost", "datagrams_in_flight"}
+
+
+def test_workload_and_udp_flows_have_their_own_columns():
+    sc = ccsim.Scenario.from_dict({
+        "duration": "5s", "bottleneck": {"rate": "10Mbps", "delay": "10ms", "buffer": "50pkt"},
+        "tcp": {"delayed_ack": False},
+        "flows": [{"cc": "cubic"}, {"protocol": "udp", "rate": "1Mbps"}],
+        "workloads": [{"cc": "cubic", "sizes": "hadoop", "load": 0.2}],
+    })
+    df = ccsim.run(sc, seed=1).summary
+    assert set(FLOW_COLUMNS) <= set(df.columns)
+    wl = df[df.workload.notna()]
+    assert len(wl) > 0 and wl.size_bytes.notna().all() and df.loc[:1, "size_bytes"].isna().all()
+    assert df.loc[1, "datagrams_sent"] > 0 and df[df.index != 1].datagrams_sent.isna().all()
+
+
 def test_run_returns_result_with_summary_dataframe(result):
     assert isinstance(result, Result)
     df = result.summary
     assert isinstance(df, pd.DataFrame)
     assert len(df) == 2
-    assert set(FLOW_COLUMNS) <= set(df.columns)
+    # every column but those of other kinds of flow (workload flows, UDP flows)
+    assert set(FLOW_COLUMNS) - WORKLOAD_COLUMNS - UDP_COLUMNS <= set(df.columns)
+    assert not (WORKLOAD_COLUMNS | UDP_COLUMNS) & set(df.columns)
     assert list(df["id"]) == [0, 1]
     assert list(df["cc"]) == ["cubic", "cubic"]
     assert (df["throughput_mbps"] > 0).all()
