@@ -441,3 +441,86 @@ def test_a_reproduction_runs_a_python_algorithm_in_place_of_the_catalogues(tmp_p
                        (["--replace", "newreno"], "expected OLD=NEW")):
         res = runner.invoke(cli, ["reproduce", "e1-fig7", "--quick", "--out", str(tmp_path / "c"), *args])
         assert res.exit_code == 2 and text in res.stderr, res.stderr
+
+
+class _RateRecorder(ccsim.CongestionControl):
+    """An algorithm that owns cwnd (cong_control) and logs every hook: a fixed 20-packet
+    window, so that its run differs from BBR's but the engine calls the same hooks."""
+
+    name = "raterecorder"
+    log: list = []
+
+    def init(self, sock):
+        self.log.append("init")
+
+    def ssthresh(self, sock):
+        self.log.append("ssthresh")
+        return max(sock.cwnd >> 1, 2)
+
+    def cong_avoid(self, sock, acked):
+        self.log.append("cong_avoid")
+
+    def set_state(self, sock, state):
+        self.log.append("set_state")
+
+    def cwnd_event(self, sock, event):
+        self.log.append("cwnd_event")
+
+    def pkts_acked(self, sock, sample):
+        self.log.append("pkts_acked")
+
+    def in_ack_event(self, sock, flags):
+        self.log.append("in_ack_event")
+
+    def cong_control(self, sock, rs):
+        self.log.append("cong_control")
+        sock.cwnd = 20
+
+    def skb_marked_lost(self, sock, skb):
+        self.log.append("skb_marked_lost")
+
+
+def _ack_patterns(hooks: list[str]) -> set[tuple[str, ...]]:
+    """The hook sequences between two cong_control calls (one ACK's calls), with repeats of a
+    hook in a row merged."""
+    out, cur = set(), []
+    for h in hooks:
+        if not cur or cur[-1] != h:
+            cur.append(h)
+        if h == "cong_control":
+            out.add(tuple(cur))
+            cur = []
+    return out
+
+
+def test_cong_control_hooks_come_in_the_engines_order():
+    """For an algorithm with cong_control (BBR in Rust, a recorder in Python) the engine calls
+    the same hooks in the same order on each ACK, and never cong_avoid."""
+    traced = _core.trace_builtin("bbr")
+    ccsim.register(_RateRecorder)
+    try:
+        def scenario(cc):
+            return ccsim.Scenario.from_dict({
+                "duration": "20s", "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "20pkt", "loss": 0.05},
+                "flows": [{"cc": cc}]})
+
+        _core.take_trace()
+        ccsim.run(scenario(traced), seed=2)
+        rust = [hook for _, _, hook, _ in _core.take_trace()]
+        _RateRecorder.log.clear()
+        ccsim.run(scenario("raterecorder"), seed=2)
+        py = list(_RateRecorder.log)
+        assert "cong_avoid" not in rust and "cong_avoid" not in py
+        assert rust[0] == py[0] == "init"
+        rp, pp = _ack_patterns(rust), _ack_patterns(py)
+        # The plain ACK and the ACK that marks losses and enters Recovery, in both.
+        for pattern in (("in_ack_event", "pkts_acked", "cong_control"),
+                        ("in_ack_event", "pkts_acked", "skb_marked_lost", "ssthresh", "set_state", "cong_control")):
+            assert pattern in rp and pattern in pp, (pattern, rp, pp)
+        # Every ACK's sequence the Python algorithm saw, the Rust one saw too (an RTO's among
+        # them: ssthresh, cwnd_event, skb_marked_lost for each segment, set_state(Loss)).
+        assert pp <= rp, pp - rp
+        assert any("cwnd_event" in p for p in rp)
+    finally:
+        ccsim.unregister("raterecorder")
+        ccsim.unregister(traced)
