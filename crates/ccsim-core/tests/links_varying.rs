@@ -69,7 +69,7 @@ fn an_lte_trace_never_delivers_more_than_its_capacity_in_any_100ms() {
     for w in out.windows(100) {
         let (t0, t1) = (w[0].0 - step, w[99].0);
         let pkts: u64 = w.iter().map(|x| x.1).sum();
-        let cap = tr.first_after(t1 - delay) - tr.first_after((t0 - delay).max(0).saturating_sub(0));
+        let cap = tr.first_after(t1.saturating_sub(delay)) - tr.first_after(t0.saturating_sub(delay));
         assert!(pkts <= cap + 1, "{pkts} packets out in ({t0}, {t1}] but {cap} opportunities");
     }
 }
