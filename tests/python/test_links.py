@@ -146,3 +146,26 @@ def test_capture_from_the_cli_and_its_errors(runner, tmp_path):
     assert "pcap_links: no link direction \"r9->r1\"; accepted: " in res.stderr and "router->receiver" in res.stderr
     res = runner.invoke(cli, ["run", str(path), "--pcap-links", "router->receiver"])
     assert res.exit_code == 2 and "needs --pcap DIR" in res.stderr
+
+
+def test_a_capture_that_would_outgrow_the_memory_limit_is_stopped(tmp_path, runner):
+    """Captured packets stay in memory until the run ends (about 80 bytes each): the run is
+    stopped with a clear error once they would pass the memory limit, and no file is written."""
+    import json
+
+    sc = ccsim.Scenario.from_dict({"duration": "600s", "bottleneck": {"rate": "100Mbps", "delay": "10ms", "buffer": "1bdp"},
+                                   "flows": [{"cc": "cubic"}]})
+    need = json.loads(ccsim._core.estimate_memory(sc.to_json(), False))["total_bytes"]
+    limit = need + 20_000_000  # 600 s at 100 Mbps captures 5 M packets, about 400 MB
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(sc, pcap=tmp_path / "pcap", memory_limit=limit, timeseries=False)
+    msg = str(e.value)
+    assert msg.startswith("pcap: stopped after") and "the captured packets took" in msg and "pcap_links" in msg, msg
+    assert not list(tmp_path.glob("pcap/*.pcap"))
+    # The same capture within the limit, on a shorter run, is written.
+    res = ccsim.run(sc.replace("duration", "20s"), pcap=tmp_path / "pcap", memory_limit=limit, timeseries=False)
+    assert len(res.pcap_files) == 1
+    path = tmp_path / "s.toml"
+    path.write_text(to_toml(sc.to_dict()))
+    cli_res = runner.invoke(cli, ["run", str(path), "--pcap", str(tmp_path / "p2"), "--memory-limit", str(limit)])
+    assert cli_res.exit_code == 2 and "pcap: stopped after" in cli_res.stderr, cli_res.stderr

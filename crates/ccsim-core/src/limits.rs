@@ -365,6 +365,26 @@ give the flows a receive window (rwnd), a faster access_rate or a smaller buffer
     ))
 }
 
+/// A run with packet captures holds every captured packet's record (about 80 bytes) in memory
+/// until it ends: stopped, with a message naming the capture, when those records and the rest
+/// of the run would pass the limit.
+pub fn check_capture(e: &MemoryEstimate, limit: u64, limit_text: &str, grown: u64, captured: u64, now: Time, end: Time) -> Result<(), String> {
+    let rest = (e.total() - e.packet_bytes).saturating_add(grown);
+    if captured == 0 || rest.saturating_add(captured) <= limit {
+        return Ok(());
+    }
+    let of = if limit_text.is_empty() { String::new() } else { format!(", {limit_text}") };
+    Err(format!(
+        "pcap: stopped after {:.3} s of the {:.3} s simulated: the captured packets took {}, which with the {} the rest of the run needs is more than the memory limit of {}{of}; \
+capture fewer directions (pcap_links), simulate a shorter duration, or raise the limit (--memory-limit, memory_limit=..., or the CCSIM_MEMORY_LIMIT environment variable)",
+        now as f64 / SEC as f64,
+        end as f64 / SEC as f64,
+        bytes_text(captured),
+        bytes_text(rest),
+        bytes_text(limit),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -956,6 +956,11 @@ impl Sim {
     /// Bytes held by everything that grows with the packets queued and in flight (links,
     /// ACK paths, senders' and receivers' buffers, the event queue): for a caller that watches
     /// a run's memory (see [`crate::limits`]). O(flows).
+    /// Memory the packet captures hold so far (0 without captures).
+    pub fn capture_heap_bytes(&self) -> usize {
+        self.captures.as_ref().map_or(0, |c| c.heap_bytes())
+    }
+
     pub fn queue_heap_bytes(&self) -> usize {
         let flows: usize = self.flows.iter().map(|f| f.tcp.as_ref().map_or(0, |ep| ep.heap_bytes())).sum();
         let live: usize = self.live.values().map(|l| l.ep.heap_bytes()).sum();

@@ -219,6 +219,10 @@ trait Chunked: Send {
     /// Run at most `max_events` events; true when the run has reached its end.
     fn step(&mut self, max_events: u64) -> bool;
     fn queue_heap_bytes(&self) -> usize;
+    /// Memory held by packet captures (written at the end of the run).
+    fn capture_heap_bytes(&self) -> usize {
+        0
+    }
     /// (simulated time so far, end of the run)
     fn clock(&self) -> (u64, u64);
 }
@@ -229,6 +233,9 @@ impl Chunked for Sim {
     }
     fn queue_heap_bytes(&self) -> usize {
         Sim::queue_heap_bytes(self)
+    }
+    fn capture_heap_bytes(&self) -> usize {
+        Sim::capture_heap_bytes(self)
     }
     fn clock(&self) -> (u64, u64) {
         (self.now, self.end_time())
@@ -258,6 +265,7 @@ fn in_chunks(py: Python<'_>, sim: &mut impl Chunked, budget: Option<&Budget>) ->
     let start_bytes = sim.queue_heap_bytes() as u64;
     let mut max_events: u64 = 1 << 14;
     let mut watched = Instant::now();
+    let mut last_grown = 0u64;
     loop {
         let t0 = Instant::now();
         let done = py.allow_threads(|| sim.step(max_events));
@@ -267,11 +275,18 @@ fn in_chunks(py: Python<'_>, sim: &mut impl Chunked, budget: Option<&Budget>) ->
             return Ok(());
         }
         if let Some(b) = budget {
+            // Captures grow by every packet: checked after every chunk (it costs O(captures)).
+            let captured = sim.capture_heap_bytes() as u64;
+            if captured > 0 {
+                let (now, end) = sim.clock();
+                limits::check_capture(&b.estimate, b.limit, b.text, last_grown, captured, now, end).map_err(PyValueError::new_err)?;
+            }
             if watched.elapsed() >= WATCH_EVERY {
                 watched = Instant::now();
                 let grown = (sim.queue_heap_bytes() as u64).saturating_sub(start_bytes);
                 let (now, end) = sim.clock();
                 limits::check_growth(&b.estimate, b.limit, b.text, grown, now, end).map_err(PyValueError::new_err)?;
+                last_grown = grown;
             }
         }
         // Scale the next chunk towards CHUNK, by at most 8x either way.

@@ -17,7 +17,8 @@
 //! charges a pure ACK 52 bytes of IP whatever its SACK blocks).
 //!
 //! Records are kept in memory during the run (about 80 bytes each) and written at the end,
-//! sorted by time. A run without captures does no per-packet work for them: a direction has a
+//! sorted by time; the bindings stop a run whose records would pass its memory limit
+//! (`limits::check_capture`). A run without captures does no per-packet work for them: a direction has a
 //! capture index only when it is captured.
 
 use crate::net::{Ecn, Packet};
@@ -70,6 +71,11 @@ impl Captures {
     }
 
     /// Packets in capture `c`.
+    /// Memory the records hold (they stay in memory until written).
+    pub fn heap_bytes(&self) -> usize {
+        self.caps.iter().map(|c| c.recs.capacity() * std::mem::size_of::<Rec>()).sum()
+    }
+
     pub fn len(&self, c: usize) -> usize {
         self.caps[c].recs.len()
     }
