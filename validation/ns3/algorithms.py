@@ -30,7 +30,6 @@ import argparse
 import concurrent.futures as cf
 import csv
 import datetime
-import importlib.util
 import math
 import os
 import platform
@@ -43,17 +42,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 
-def _load(name: str, path: Path):
-    """A module from a file, once per process under ``name``."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec and spec.loader
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-R = _load("ccsim_ns3_validation_run", HERE / "run.py")
+# run.py (the dumbbell's ns-3 and ccsim set-ups, the runner, the tables), as a module of its
+# own: this script adds its algorithms and its ns-3 set-up to that module's tables.
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+import run as R  # noqa: E402
 
 #: ccsim name -> ns-3 class (bench/ns3/ccsim-tcp.h, CcTypeName, maps the same names)
 ALGOS = {
