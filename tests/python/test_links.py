@@ -169,3 +169,23 @@ def test_a_capture_that_would_outgrow_the_memory_limit_is_stopped(tmp_path, runn
     path.write_text(to_toml(sc.to_dict()))
     cli_res = runner.invoke(cli, ["run", str(path), "--pcap", str(tmp_path / "p2"), "--memory-limit", str(limit)])
     assert cli_res.exit_code == 2 and "pcap: stopped after" in cli_res.stderr, cli_res.stderr
+
+
+def test_reorder_lets_packets_overtake_after_a_delay_drop():
+    """A delay schedule that drops from 50 ms to 1 ms at 5 s: with reorder = true the packets
+    sent after the drop overtake those still on the wire, the receiver sees them out of order
+    and the sender retransmits segments that were not lost (more retransmissions than drops);
+    without it they keep their order, and every retransmission repairs a drop."""
+    def run(reorder: bool) -> tuple[int, int]:
+        sc = ccsim.Scenario.from_dict({
+            "duration": "10s",
+            "bottleneck": {"rate": "10Mbps", "delay": {"schedule": [["0s", "50ms"], ["5s", "1ms"]]}, "buffer": "2bdp",
+                           "reorder": reorder},
+            "flows": [{"cc": "cubic"}]})
+        r = ccsim.run(sc, seed=1).to_dict()
+        return r["flows"][0]["retransmits"], r["bottleneck"]["drops"]
+
+    retx, drops = run(False)
+    assert retx == drops > 0
+    retx, drops = run(True)
+    assert retx >= drops + 10, (retx, drops)
