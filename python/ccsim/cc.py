@@ -290,7 +290,8 @@ def load_reference(ref: str, base: Path) -> None:
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise AlgorithmError(f"{ref}: cannot read {p}: {exc.strerror or exc}") from None
+        raise AlgorithmError(f"{ref}: cannot read {p}: {exc.strerror or exc}; accepted: MODULE.py:CLASS, "
+                             "the module's path relative to the scenario file") from None
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -302,13 +303,9 @@ def load_reference(ref: str, base: Path) -> None:
 def algorithm_names(data: Mapping[str, Any]) -> list[str]:
     """Every ``cc`` a scenario dict names (flows), in order, once each."""
     out: list[str] = []
-    for key in ("flows", "workloads"):
-        tables = data.get(key)
-        if isinstance(tables, list):
-            for t in tables:
-                cc = t.get("cc") if isinstance(t, Mapping) else None
-                if isinstance(cc, str) and cc not in out:
-                    out.append(cc)
+    for _, cc in _cc_fields(data):
+        if cc not in out:
+            out.append(cc)
     return out
 
 
@@ -316,9 +313,25 @@ def resolve_references(data: Mapping[str, Any], base: Path | None, *, reload: bo
     """Register the file references a scenario dict names, relative to ``base`` (the scenario
     file's folder; the working directory if None). Already registered references are kept
     unless ``reload`` (a scenario file being loaded reads its modules again)."""
-    for cc in algorithm_names(data):
+    for where, cc in _cc_fields(data):
         if FILE_REF.match(cc) and (reload or cc not in _SHIPPABLE):
-            load_reference(cc, base if base is not None else Path.cwd())
+            try:
+                load_reference(cc, base if base is not None else Path.cwd())
+            except AlgorithmError as exc:
+                raise AlgorithmError(f"{where}: {exc}") from exc.__cause__
+
+
+def _cc_fields(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field path, value) of every ``cc`` string in the flows and workloads tables."""
+    out = []
+    for key in ("flows", "workloads"):
+        tables = data.get(key)
+        if isinstance(tables, list):
+            for i, t in enumerate(tables):
+                cc = t.get("cc") if isinstance(t, Mapping) else None
+                if isinstance(cc, str):
+                    out.append((f"{key}[{i}].cc", cc))
+    return out
 
 
 def modules_for(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -280,6 +280,7 @@ def test_a_bad_file_reference_is_a_clear_error(tmp_path, runner):
         path.write_text(to_toml(_lossy(cc)))
         res = runner.invoke(cli, ["run", str(path)])
         assert res.exit_code == 2 and str(path) in res.stderr and text in res.stderr, res.stderr
+        assert f"{path}: flows[0].cc: {cc}: " in res.stderr, res.stderr
     (tmp_path / "broken.py").write_text("import ccsim\nclass X(ccsim.CongestionControl):\n    name = 1 +\n")
     path.write_text(to_toml(_lossy("broken.py:X")))
     res = runner.invoke(cli, ["run", str(path)])

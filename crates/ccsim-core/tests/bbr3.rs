@@ -163,7 +163,7 @@ fn with_ecn_marking_codel_at_a_small_rtt_it_loses_nothing_and_keeps_the_link_ful
 /// min(63, target inflight) rounds, and each REFILL resets inflight_lo. Kept as an ignored
 /// test so that the expectation is visible: `cargo test --release --test bbr3 -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "does not hold, by the kernel's own logic (cwnd floor of 3 TSO goals > BDP, sparse CoDel marks): see the comment above; issue 14"]
 fn with_ecn_marking_codel_at_a_small_rtt_its_queue_follows_the_marks() {
     for seed in [1, 2] {
         let on = codel_ecn(true, seed);

@@ -249,7 +249,8 @@ impl CongestionControl for Lp {
         if self.flag & LP_WITHIN_THR != 0 {
             return;
         }
-        // Linux's FIXME: reset owd_min / owd_max so that they stay usable.
+        // tcp_lp_pkts_acked (Linux's own comment there is a FIXME): reset owd_min / owd_max so
+        // that they stay usable.
         self.owd_min = self.sowd >> 3;
         self.owd_max = self.sowd >> 2;
         self.owd_max_rsv = self.sowd >> 2;
