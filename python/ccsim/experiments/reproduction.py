@@ -18,6 +18,7 @@ from ..sweep import MAX_RUNS
 from ..sweep import table as sweep_table
 from .catalogue import BY_ID, CATALOGUE, Experiment
 from .claims import ClaimResult, Data, evaluate
+from .counterfactuals import KINDS, Counterfactual, derive, derived_id, outcome_text
 
 
 def resolve(ids: Sequence[str]) -> list[Experiment]:
@@ -39,6 +40,17 @@ def resolve(ids: Sequence[str]) -> list[Experiment]:
         if e.runs_from:
             stack.append(e.runs_from)
     return [e for e in CATALOGUE if e.id in want]
+
+
+def derived_entries(entries: Sequence[Experiment]) -> dict[str, Experiment]:
+    """The counterfactual entries of ``entries`` (:mod:`.counterfactuals`), by id."""
+    out: dict[str, Experiment] = {}
+    for e in entries:
+        for cf in e.counterfactuals:
+            if not cf.untestable:
+                d = derive(e, cf, BY_ID)
+                out[d.id] = d
+    return out
 
 
 def check_runs(entries: Sequence[Experiment], *, quick: bool, runs: int | None) -> None:
@@ -67,6 +79,25 @@ class ExperimentOutcome:
     #: (values of those columns, runs, mean total Mbps, sd, 95 % CI half-width).
     spread_columns: list[str] = field(default_factory=list)
     spread_rows: list[tuple] = field(default_factory=list)
+    counterfactuals: list["CounterfactualResult"] = field(default_factory=list)
+
+
+@dataclass
+class CounterfactualResult:
+    """One claim checked again under one counterfactual."""
+
+    experiment: str
+    claim: str
+    counterfactual: Counterfactual
+    status: str  # "PASS" (holds when), "FAIL" (still fails when), "UNTESTABLE" or "ERROR"
+    measured: str
+    runs: int = 0
+    spread_columns: list[str] = field(default_factory=list)
+    spread_rows: list[tuple] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        return outcome_text(self.status, self.counterfactual)
 
 
 @dataclass
@@ -83,6 +114,34 @@ class ReproduceReport:
     @property
     def claims(self) -> list[ClaimResult]:
         return [c for o in self.outcomes for c in o.claims]
+
+    def causes(self) -> dict[str, list[ClaimResult]]:
+        """The seed claims that do not hold, by what their counterfactuals showed: "outside"
+        (one holds when a cause outside ccsim is changed: a reading of the paper, its set-up or
+        its test bed), "inside" (only when a cause in ccsim's model is changed) and
+        "unexplained" (none holds, or none was run)."""
+        out: dict[str, list[ClaimResult]] = {"outside": [], "inside": [], "unexplained": []}
+        for o in self.outcomes:
+            if o.experiment.beyond_seeds:
+                continue
+            for c in o.claims:
+                if c.status == "PASS":
+                    continue
+                held = {r.counterfactual.kind for r in o.counterfactuals if r.claim == c.claim and r.status == "PASS"}
+                out["outside" if held - {"ccsim"} else "inside" if held else "unexplained"].append(c)
+        return out
+
+    def causes_text(self) -> str:
+        """"of the 10 that do not hold, 4 hold when ...", or "" when every claim holds or no
+        counterfactual ran."""
+        if not any(o.counterfactuals for o in self.outcomes):
+            return ""
+        c = self.causes()
+        n = sum(len(v) for v in c.values())
+        if n == 0:
+            return ""
+        return (f"of the {n} seed claims that do not hold, {len(c['outside'])} fail for a demonstrated cause outside "
+                f"ccsim, {len(c['inside'])} for a demonstrated cause in ccsim, {len(c['unexplained'])} are unexplained")
 
     def claims_text(self) -> str:
         """"19 of 29 seed claims hold", and for the comparisons beyond the seeds (BBRv3, ...)
@@ -114,10 +173,36 @@ def replace_algorithms(specs: list[sweep.RunSpec], replace: Mapping[str, str]) -
     return out
 
 
-def _data(e: Experiment, keys: set[str], out: Path, replace: Mapping[str, str] | None = None) -> Data:
+def _counterfactual_results(e: Experiment, derived: Mapping[str, Experiment], data: Mapping[str, Data],
+                            specs_by: Mapping[str, list[sweep.RunSpec]]) -> list[CounterfactualResult]:
+    out = []
+    for cf in e.counterfactuals:
+        if cf.untestable:
+            out += [CounterfactualResult(e.id, c, cf, "UNTESTABLE", "") for c in cf.claims]
+            continue
+        x = derived[derived_id(e.id, cf)]
+        d = data[x.id]
+        # The checks name the entries they compare with; under the change they read their variants.
+        d.others = {n: data[m] for n, m in zip(e.needs, x.needs)}
+        specs = specs_by[x.data_id]
+        columns = [t for t in (specs[0].tags if specs else {}) if t not in ("run", "seed")]
+        # A change of reading only reads the entry's own runs: their spread is the entry's.
+        rows = _spread_rows(d, columns) if cf.makes_runs and not d.runs.empty else []
+        for c in x.claims:
+            if d.runs.empty:
+                out.append(CounterfactualResult(e.id, c.id, cf, "ERROR", "no successful runs"))
+                continue
+            r = evaluate(x.id, c, d)
+            out.append(CounterfactualResult(e.id, c.id, cf, r.status, r.measured, int(d.runs["key"].nunique()),
+                                            columns, rows))
+    return out
+
+
+def _data(e: Experiment, keys: set[str], out: Path, timeseries: bool,
+          replace: Mapping[str, str] | None = None) -> Data:
     runs = results.load(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
     ts = ev = None
-    if BY_ID[e.data_id].timeseries:
+    if timeseries:
         ts = results.load_timeseries(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
     if replace:
         # The replacement plays the catalogue algorithm's role: its rows carry that name.
@@ -142,20 +227,26 @@ def reproduce(
     force: bool = False,
     progress: bool = True,
     replace: Mapping[str, str] | None = None,
+    counterfactuals: bool = True,
 ) -> ReproduceReport:
     """Run catalogue entries (and what they need), draw their figures, check their claims and
     write the report. ``replace`` ({catalogue algorithm: algorithm}) runs another algorithm (a
     built-in, a registered Python one or a ``file.py:Class`` reference, relative to the working
-    directory) wherever an entry runs the catalogue's: its claims are then checked on it."""
+    directory) wherever an entry runs the catalogue's: its claims are then checked on it.
+    ``counterfactuals`` also runs each entry's counterfactuals (:mod:`.counterfactuals`) and
+    reports them next to the claims they test; they are about the catalogue's algorithms, so
+    they are not run with ``replace``."""
     t0 = time.perf_counter()
     out = Path(out)
     entries = resolve(list(ids))  # validates the ids first
-    check_runs(entries, quick=quick, runs=runs)
     replace = check_replace(replace or {}, entries)
+    derived = derived_entries(entries) if counterfactuals and not replace else {}
+    check_runs([*entries, *derived.values()], quick=quick, runs=runs)
+    lookup = {**BY_ID, **derived}
     requested = [BY_ID[i] for i in dict.fromkeys(ids)]
     specs_by: dict[str, list[sweep.RunSpec]] = {
-        e.id: replace_algorithms(e.specs(quick=quick, runs=runs), replace) for e in entries}
-    all_specs = [s for e in entries for s in specs_by[e.id]]
+        e.id: replace_algorithms(e.specs(quick=quick, runs=runs), replace) for e in [*entries, *derived.values()]}
+    all_specs = [s for specs in specs_by.values() for s in specs]
     ex = sweep.execute(
         all_specs, out, jobs=jobs, backend=backend, address=address, force=force, progress=progress,
         description="reproducing " + ", ".join(e.id for e in requested),
@@ -164,9 +255,9 @@ def reproduce(
     rep.failed_runs = [(s.experiment, msg) for s, msg in ex.failed]
     rep.store_notes = store_check.summary_lines(ex)
     data: dict[str, Data] = {}
-    for e in entries:
+    for e in [*entries, *derived.values()]:
         keys = {s.key for s in specs_by[e.data_id]}
-        data[e.id] = _data(e, keys, out, replace)
+        data[e.id] = _data(e, keys, out, lookup[e.data_id].timeseries, replace)
     for e in requested:
         d = data[e.id]
         d.others = {n: data[n] for n in e.needs}
@@ -187,6 +278,8 @@ def reproduce(
             specs = specs_by[e.data_id]
             outcome.spread_columns = [t for t in (specs[0].tags if specs else {}) if t not in ("run", "seed")]
             outcome.spread_rows = _spread_rows(d, outcome.spread_columns)
+        if counterfactuals and not replace and e.counterfactuals:
+            outcome.counterfactuals = _counterfactual_results(e, derived, data, specs_by)
         rep.outcomes.append(outcome)
     rep.elapsed = time.perf_counter() - t0
     rep.replaced = dict(replace)
@@ -231,7 +324,7 @@ def _spread_rows(d: Data, columns: list[str]) -> list[tuple]:
     return rows
 
 
-def _spread_md(o: ExperimentOutcome) -> list[str]:
+def _spread_md(o: "ExperimentOutcome | CounterfactualResult") -> list[str]:
     if not o.spread_rows or max(r[1] for r in o.spread_rows) < 2:
         return []
     cols = o.spread_columns or ["point"]
@@ -251,6 +344,9 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
     assert out is not None
     mode = "quick (reduced durations and repetitions: a first look, not the paper's set-up)" if quick else "full"
     claims_text = rep.claims_text()
+    if rep.causes_text():
+        claims_text += "; " + rep.causes_text()
+    cf_rows = [(o, c, r) for o in rep.outcomes for c in o.claims for r in o.counterfactuals if r.claim == c.claim]
     md = [
         "# ccsim reproduction report",
         "",
@@ -269,6 +365,16 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
     ]
     for c in rep.claims:
         md.append(f"| {c.experiment} | {c.claim} | **{c.status}** | {c.measured} |")
+    if cf_rows:
+        md += ["", "## Counterfactuals", "",
+               "Each changes one suspected cause of a claim that does not hold (or a combination, where named) and "
+               "checks the claim again with the entry's repetitions; the entry itself keeps the paper's set-up. "
+               "Kinds: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + ".", "",
+               "| experiment | claim | as stated | counterfactual | kind | outcome | measured |",
+               "|---|---|---|---|---|---|---|"]
+        for o, c, r in cf_rows:
+            md.append(f"| {c.experiment} | {c.claim} | {c.status} | {r.counterfactual.id} | {r.counterfactual.kind} | "
+                      f"**{r.outcome}** | {r.measured or '-'} |")
     if rep.failed_runs:
         md += ["", "## Failed runs", ""] + [f"- {e}: {m}" for e, m in rep.failed_runs]
     for o in rep.outcomes:
@@ -284,6 +390,20 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
             md += ["", f"- **{c.status}** ({c.claim}): {c.text}", f"  - measured: {c.measured}"]
             if c.reason:
                 md.append(f"  - likely reason: {c.reason}")
+            for r in o.counterfactuals:
+                if r.claim == c.claim:
+                    md.append(f"  - counterfactual `{r.counterfactual.id}` ({r.counterfactual.kind}): **{r.outcome}**"
+                              + (f"; {r.measured}" if r.measured else "") + (f" ({r.runs} runs)" if r.runs else ""))
+                    if r.counterfactual.note:
+                        md.append(f"    - {r.counterfactual.note}")
+        shown: set[str] = set()
+        for r in o.counterfactuals:
+            if r.counterfactual.id in shown or not r.spread_rows:
+                continue
+            shown.add(r.counterfactual.id)
+            spread = _spread_md(r)
+            if spread:
+                md += ["", f"Counterfactual `{r.counterfactual.id}` ({r.counterfactual.change}):"] + spread
     (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
 
     def esc(s: str) -> str:
@@ -300,6 +420,10 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
         claims = "".join(
             f"<li><b class='{c.status.lower()}'>{esc(c.status)}</b> {esc(c.text)}<br>measured: {esc(c.measured)}"
             + (f"<br><i>likely reason: {esc(c.reason)}</i>" if c.reason else "")
+            + "".join(f"<br>counterfactual <code>{esc(r.counterfactual.id)}</code> ({esc(r.counterfactual.kind)}): "
+                      f"<b>{esc(r.outcome)}</b>" + (f"; {esc(r.measured)}" if r.measured else "")
+                      + (f" <i>{esc(r.counterfactual.note)}</i>" if r.counterfactual.note else "")
+                      for r in o.counterfactuals if r.claim == c.claim)
             + "</li>"
             for c in o.claims
         )
@@ -316,10 +440,19 @@ def write_report(rep: ReproduceReport, *, quick: bool) -> None:
             f"<section><h2>{esc(e.id)}: {esc(e.title)}</h2><p>Source: {esc(e.source)}.</p><p>Set-up: {esc(e.setup)}</p>"
             f"<p>Runs: {o.runs}; simulation time {o.sim_seconds:.2f} s.</p>{err}{img}<ul>{claims}</ul></section>"
         )
+    cf_table = ""
+    if cf_rows:
+        cf_table = ("<h2>Counterfactuals</h2><p>Each changes one suspected cause of a claim that does not hold and checks "
+                    "the claim again with the entry's repetitions; the entry itself keeps the paper's set-up.</p><table><tr>"
+                    "<th>experiment</th><th>claim</th><th>as stated</th><th>counterfactual</th><th>kind</th><th>outcome</th>"
+                    "<th>measured</th></tr>" + "".join(
+                        f"<tr class='{r.status.lower()}'><td>{esc(c.experiment)}</td><td>{esc(c.claim)}</td>"
+                        f"<td>{esc(c.status)}</td><td>{esc(r.counterfactual.id)}</td><td>{esc(r.counterfactual.kind)}</td>"
+                        f"<td>{esc(r.outcome)}</td><td>{esc(r.measured)}</td></tr>" for o, c, r in cf_rows) + "</table>")
     page = f"""<!doctype html><html><head><meta charset='utf-8'><title>ccsim reproduction report</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}td,th{{border:1px solid #ccc;padding:4px;vertical-align:top}}
 table{{border-collapse:collapse}}.pass{{color:#070}}.fail,.error{{color:#b00}}img{{max-width:100%}}</style></head><body>
 <h1>ccsim reproduction report</h1><p>Mode: {esc(mode)}. Claims: {esc(claims_text)}. Wall time: {rep.elapsed:.1f} s.</p>
 <table><tr><th>experiment</th><th>claim</th><th>status</th><th>measured</th><th>likely reason (if not)</th></tr>{rows}</table>
-{''.join(sections)}</body></html>"""
+{cf_table}{''.join(sections)}</body></html>"""
     (out / "report.html").write_text(page, encoding="utf-8")

@@ -14,6 +14,11 @@
 //! - A sample is taken from each ACK that acknowledges new data cumulatively (RFC 7323's RTTM
 //!   rule for a valid TSecr). Duplicate ACKs echo an old TSecr while the receiver's clock runs
 //!   on, so they would count queueing that is not there.
+//! - With delayed ACKs the TSecr is the earlier of the two segments' TSval (RFC 7323 4.3), so a
+//!   sample also holds the gap between the two segments' sending. `per_packet_owd` (off by
+//!   default: a counterfactual for the seed experiment, not the paper's reading) instead takes
+//!   the sample from the newest acknowledged segment's own send time (the time the stack
+//!   stamped it, known to the sender): the one-way delay that segment saw, at the tick.
 //! - The base (minimum) one-way delay is the lifetime minimum; with `base_window` > 0 it is the
 //!   minimum over that window (the paper says the minimum must be refreshed periodically).
 //! - With no sample since the previous loss, rho is unknown and UCC halves (the safe side).
@@ -32,6 +37,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "s",
         "Window of the minimum one-way delay; 0 = lifetime minimum (seed 002 section 4: refresh periodically).",
     ),
+    ParamSpec::flag(
+        "per_packet_owd",
+        false,
+        "Sample the one-way delay of the newest acknowledged segment (its own send tick) instead of the echoed TSecr, \
+         which with delayed ACKs is the earlier segment's; not the paper's reading (a counterfactual).",
+    ),
 ];
 
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
@@ -45,11 +56,16 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 pub struct UccConfig {
     pub alpha: f64,
     pub base_window: Time,
+    pub per_packet_owd: bool,
 }
 
 impl UccConfig {
     pub fn from_params(p: &Params) -> Self {
-        UccConfig { alpha: p.get("alpha"), base_window: (p.get("base_window") * SEC as f64) as Time }
+        UccConfig {
+            alpha: p.get("alpha"),
+            base_window: (p.get("base_window") * SEC as f64) as Time,
+            per_packet_owd: p.flag("per_packet_owd"),
+        }
     }
 }
 
@@ -118,7 +134,18 @@ impl CongestionControl for Ucc {
     }
 
     fn pkts_acked(&mut self, s: &mut SockState, sample: &AckSample) {
-        if sample.pkts_acked > 0 {
+        if sample.pkts_acked == 0 {
+            return;
+        }
+        if self.cfg.per_packet_owd {
+            // The newest newly acked segment was sent at now - rtt, stamped with the sender's
+            // clock at that time (tcp/sender.rs: TSval = now / tick). A retransmitted one has
+            // no RTT (Karn): no sample.
+            if sample.rtt >= 0 {
+                let sent_tick = ((s.now - sample.rtt as Time) / s.ts_tick) as u32;
+                self.add_sample(sample.ts_val.wrapping_sub(sent_tick), s.now);
+            }
+        } else {
             self.add_sample(sample.owd_ticks(), s.now);
         }
     }
@@ -228,6 +255,26 @@ mod tests {
     fn no_sample_means_halve() {
         let mut u = ucc();
         assert_eq!(u.ssthresh(&mut sock(40)), 20);
+    }
+
+    #[test]
+    fn per_packet_owd_samples_the_newest_segment_not_the_echo() {
+        // A delayed ACK at 100 ms (receiver clock offset 1000 ticks) for two segments sent at
+        // 60 ms and 70 ms: TSecr echoes the first (60), the newest was sent at now - rtt = 70.
+        let ack = AckSample { pkts_acked: 2, rtt: 30_000_000, in_flight: 2, ts_val: 1100, ts_ecr: 60 };
+        let mut s = sock(10);
+        s.now = 100 * crate::time::MS;
+        let mut echo = ucc();
+        echo.pkts_acked(&mut s, &ack);
+        assert_eq!(echo.base.unwrap().0, 1040, "the echo: 1100 - 60");
+        let mut per_packet = Ucc::new(UccConfig { per_packet_owd: true, ..UccConfig::default() });
+        per_packet.pkts_acked(&mut s, &ack);
+        assert_eq!(per_packet.base.unwrap().0, 1030, "the newest segment's own delay: 1100 - 70");
+        // A retransmission (no RTT, Karn) gives no sample in that mode.
+        per_packet.pkts_acked(&mut s, &AckSample { rtt: -1, ..ack });
+        assert_eq!(per_packet.n, 1);
+        // The default is the paper's reading.
+        assert!(!UccConfig::default().per_packet_owd);
     }
 
     #[test]
