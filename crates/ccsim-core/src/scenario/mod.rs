@@ -317,7 +317,7 @@ const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qd
 const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn", "reorder"];
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
-    "recovery", "ecn",
+    "recovery", "ecn", "tsecr_rtt",
 ];
 const FLOW_KEYS: &[&str] = &["cc", "count", "access_rate", "access_delay", "start", "stop", "size", "params"];
 /// Flow keys of a `[wireless]` scenario only.
@@ -341,6 +341,7 @@ fn tcp_defaults() -> Vec<(&'static str, Value)> {
         ("dupthresh", Value::from(3)),
         ("recovery", Value::from("rfc6675")),
         ("ecn", Value::from(false)),
+        ("tsecr_rtt", Value::from(false)),
     ]
 }
 
@@ -349,6 +350,7 @@ fn apply_tcp_key(tcp: &mut TcpConfig, path: &str, key: &str, v: &Value) -> Resul
         "mss" => tcp.mss = int_in(path, v, 88, 65_000)? as u32,
         "delayed_ack" => tcp.delayed_ack = boolean(path, v)?,
         "ecn" => tcp.ecn = boolean(path, v)?,
+        "tsecr_rtt" => tcp.tsecr_rtt = boolean(path, v)?,
         "delack_timeout" => tcp.delack_timeout = time_in(path, v, MS, SEC, "a time from 1ms to 1s")?,
         "min_rto" => tcp.min_rto = time_in(path, v, MS, 60 * SEC, "a time from 1ms to 60s")?,
         "max_rto" => tcp.max_rto = time_in(path, v, 10 * MS, 3600 * SEC, "a time from 10ms to 3600s")?,

@@ -97,6 +97,11 @@ pub struct TcpConfig {
     /// handshake the simulator does not model): data carries ECT, the receiver echoes CE with
     /// ECE, the sender reduces its window once per window of data and sets CWR.
     pub ecn: bool,
+    /// An ACK that advances snd_una but covers only retransmitted segments (no RTT sample by
+    /// Karn's rule) takes its RTT from the timestamp echo, as Linux does
+    /// (tcp_input.c: tcp_ack_update_rtt, tcp_rtt_tsopt_us): for the RTO estimator, min_rtt and
+    /// the algorithm's sample. Off by default (the model's behaviour until this option).
+    pub tsecr_rtt: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +140,7 @@ impl Default for TcpConfig {
             dupthresh: 3,
             recovery: LossDetection::Rfc6675,
             ecn: false,
+            tsecr_rtt: false,
         }
     }
 }

@@ -522,8 +522,18 @@ impl Sender {
 
         // RTT (tcp_ack_update_rtt): RTO from the oldest cumulatively acked segment, else the
         // oldest SACKed one; the CC sample from the newest (s)acked one.
-        let seq_rtt_ns = seq_rtt.map(|(first, _)| now - first).or(sack_rtt.map(|(first, _)| now - first));
-        let ca_rtt_ns = sack_rtt.or(seq_rtt).map(|(_, last)| now - last);
+        let mut seq_rtt_ns = seq_rtt.map(|(first, _)| now - first).or(sack_rtt.map(|(first, _)| now - first));
+        let mut ca_rtt_ns = sack_rtt.or(seq_rtt).map(|(_, last)| now - last);
+        // tcp_ack_update_rtt: with no segment to time (all retransmitted), data acked and a
+        // timestamp echo, both samples come from the echo (tcp_rtt_tsopt_us: at least one tick).
+        if self.cfg.tsecr_rtt && seq_rtt_ns.is_none() && una_advanced && ack.tsecr != 0 {
+            let delta = self.ts_now(now).wrapping_sub(ack.tsecr);
+            if delta < (i32::MAX as u32) / 1000 {
+                let r = delta.max(1) as Time * self.cfg.ts_tick;
+                seq_rtt_ns = Some(r);
+                ca_rtt_ns = Some(r);
+            }
+        }
         rs.rtt = ca_rtt_ns.map(|r| r as i64).unwrap_or(-1);
         if let Some(r) = seq_rtt_ns {
             if let Some(ca) = ca_rtt_ns {
@@ -1165,6 +1175,31 @@ mod tests {
         assert_eq!(send(&mut s, 3000 * MS), vec![(0, true)]);
         assert_eq!(s.rto_deadline, Some(7000 * MS), "doubled again: 3 s + 4 s");
         assert_eq!(s.stats.rto_count, 2);
+    }
+
+    #[test]
+    fn tsecr_rtt_times_an_ack_of_retransmitted_data_from_the_echo() {
+        let cfg = TcpConfig { initial_cwnd: 2, tsecr_rtt: true, ..TcpConfig::default() };
+        let mut s = Sender::new(0, cfg, None, Box::new(NewReno::new(NewRenoConfig::default())));
+        s.start(0);
+        send(&mut s, 0); // 0, 1
+        s.on_rto(1000 * MS);
+        send(&mut s, 1000 * MS); // retransmit 0, stamped TSval 1000 (1 ms ticks)
+        // The receiver echoes the retransmission's TSval: RTT = 1100 - 1000 ticks = 100 ms.
+        s.on_ack(&AckPkt { tsecr: 1000, ..ack(1, &[]) }, 1100 * MS);
+        assert!(s.rtt.has_sample);
+        assert_eq!(s.rtt.srtt, 100 * MS);
+        assert_eq!(s.rtt.backoff, 0, "a valid sample ends the backoff (tcp_ack_update_rtt -> tcp_set_rto)");
+        assert_eq!(s.sk.min_rtt, 100 * MS);
+        // Without an echo (tsecr 0, as Linux's rcv_tsecr test) there is no sample.
+        let mut s = Sender::new(0, TcpConfig { initial_cwnd: 2, tsecr_rtt: true, ..TcpConfig::default() }, None,
+                                Box::new(NewReno::new(NewRenoConfig::default())));
+        s.start(0);
+        send(&mut s, 0);
+        s.on_rto(1000 * MS);
+        send(&mut s, 1000 * MS);
+        s.on_ack(&ack(1, &[]), 1100 * MS);
+        assert!(!s.rtt.has_sample);
     }
 
     #[test]
