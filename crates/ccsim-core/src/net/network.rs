@@ -130,7 +130,15 @@ impl LinkDir {
             return None;
         }
         Self::integrate(&mut self.link.stats, slot, now);
-        if let Err((p, cause)) = slot.qdisc.enqueue(Queued { r, arrived: now }, now) {
+        let mut dropped = std::mem::take(&mut slot.dropped);
+        let verdict = slot.qdisc.enqueue(Queued { r, arrived: now }, now, &mut dropped);
+        // Packets dropped to make room (fq_codel's batch, perhaps with the arrival).
+        for (p, cause) in dropped.drain(..) {
+            slot.count_drop(cause);
+            packets.discard(p.r.slot);
+        }
+        slot.dropped = dropped;
+        if let Err((p, cause)) = verdict {
             slot.count_drop(cause);
             packets.discard(p.r.slot);
             // An idle link asks the discipline for a packet after every enqueue, as Linux's

@@ -282,7 +282,7 @@ impl Codel {
 
 impl Qdisc for Codel {
     /// `codel_qdisc_enqueue`: tail drop at the limit.
-    fn enqueue(&mut self, p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, p: Queued, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         if self.q.len() >= self.limit {
             return Err((p, DropCause::Overflow));
         }
@@ -362,7 +362,7 @@ mod tests {
     /// packets delivered.
     fn held_above_target(c: &mut Codel, ecn: Ecn) -> (Vec<(u64, u16, u32)>, Vec<Queued>) {
         for i in 0..3000 {
-            c.enqueue(pkt(i, 1000, 0, ecn), 0).unwrap();
+            c.enqueue(pkt(i, 1000, 0, ecn), 0, &mut Vec::new()).unwrap();
         }
         let (mut events, mut out, mut dropped) = (Vec::new(), Vec::new(), Vec::new());
         for ms in 1..=1000 {
@@ -431,7 +431,7 @@ mod tests {
         let mut c = codel(false);
         // Three packets that arrived at 0, then five that arrived at 103 ms.
         for i in 0..8 {
-            c.enqueue(pkt(i, 1000, if i < 3 { 0 } else { 103 * MS }, Ecn::NotEct), 0).unwrap();
+            c.enqueue(pkt(i, 1000, if i < 3 { 0 } else { 103 * MS }, Ecn::NotEct), 0, &mut Vec::new()).unwrap();
         }
         let mut d = Vec::new();
         // 5 ms: sojourn 4882 >= target: first_above_time = 4882 + 97656.
@@ -464,11 +464,11 @@ mod tests {
         // 300 ms, but the backlog left (1000 B) is at most the MTU (1514 B).
         for (mtu, drops) in [(1514, vec![]), (999, vec![105])] {
             let mut c = Codel::new(5 * MS, 100 * MS, 10_000, mtu, false);
-            c.enqueue(pkt(0, 1000, 0, Ecn::NotEct), 0).unwrap();
+            c.enqueue(pkt(0, 1000, 0, Ecn::NotEct), 0, &mut Vec::new()).unwrap();
             let mut d = Vec::new();
             let mut dropped_at = Vec::new();
             for ms in 1..=300 {
-                c.enqueue(pkt(ms as u32, 1000, 0, Ecn::NotEct), ms * MS).unwrap();
+                c.enqueue(pkt(ms as u32, 1000, 0, Ecn::NotEct), ms * MS, &mut Vec::new()).unwrap();
                 c.dequeue(ms * MS, &mut d);
                 if !d.is_empty() {
                     dropped_at.push(ms);
@@ -486,9 +486,9 @@ mod tests {
     #[test]
     fn codel_tail_drops_at_its_limit() {
         let mut c = Codel::new(5 * MS, 100 * MS, 2, 1514, false);
-        c.enqueue(pkt(0, 1000, 0, Ecn::NotEct), 0).unwrap();
-        c.enqueue(pkt(1, 1000, 0, Ecn::NotEct), 0).unwrap();
-        let (p, cause) = c.enqueue(pkt(2, 1000, 0, Ecn::NotEct), 0).unwrap_err();
+        c.enqueue(pkt(0, 1000, 0, Ecn::NotEct), 0, &mut Vec::new()).unwrap();
+        c.enqueue(pkt(1, 1000, 0, Ecn::NotEct), 0, &mut Vec::new()).unwrap();
+        let (p, cause) = c.enqueue(pkt(2, 1000, 0, Ecn::NotEct), 0, &mut Vec::new()).unwrap_err();
         assert_eq!((p.r.slot, cause, c.len(), c.bytes()), (2, DropCause::Overflow, 2, 2000));
     }
 }

@@ -311,7 +311,7 @@ impl DualPi2 {
 
 impl Qdisc for DualPi2 {
     /// `dualpi2_enqueue_skb` after `dualpi2_skb_classify`.
-    fn enqueue(&mut self, p: Queued, now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, p: Queued, now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         self.catch_up(now);
         if self.l.len() + self.c.len() >= self.limit {
             return Err((p, DropCause::Overflow));
@@ -422,7 +422,7 @@ mod tests {
     fn dualpi2_classifies_ect1_and_ce_as_l4s() {
         let mut q = dualpi2(1514, &[]);
         for (i, e) in [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce].into_iter().enumerate() {
-            q.enqueue(pkt(i as u32, e, 0), 0).unwrap();
+            q.enqueue(pkt(i as u32, e, 0), 0, &mut Vec::new()).unwrap();
         }
         assert_eq!(q.queue_lens(), (2, 2));
         // The scheduler starts with L (negative credit); nothing waited: no marks.
@@ -478,20 +478,20 @@ mod tests {
     fn dualpi2_step_marks_l4s_packets_that_waited_over_1_ms() {
         // 2000 B queued < 2 MTU: no PI2 verdicts, only the step.
         let mut q = dualpi2(1514, &[]);
-        q.enqueue(pkt(0, Ecn::Ect1, 0), 0).unwrap();
-        q.enqueue(pkt(1, Ecn::Ect1, 0), 0).unwrap();
+        q.enqueue(pkt(0, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
+        q.enqueue(pkt(1, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
         let mut d = Vec::new();
         // A sojourn of exactly 1 ms is not above the threshold; 1 ms + 1 ns is.
         assert_eq!(q.dequeue(MS, &mut d).unwrap().r.ecn, Ecn::Ect1);
         assert_eq!(q.dequeue(MS + 1, &mut d).unwrap().r.ecn, Ecn::Ce);
         assert_eq!((q.marks(), q.step_marks), (1, 1));
         // Classic packets never see the step.
-        q.enqueue(pkt(2, Ecn::Ect0, 0), 0).unwrap();
+        q.enqueue(pkt(2, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap();
         assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.ecn, Ecn::Ect0);
         // min_qlen_step 2: only packets arriving to an L queue of 2 or more are stepped.
         let mut q = dualpi2(1514, &[("min_qlen_step", 2.0)]);
         for i in 0..3 {
-            q.enqueue(pkt(i, Ecn::Ect1, 0), 0).unwrap();
+            q.enqueue(pkt(i, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
         }
         let ecn: Vec<Ecn> = std::iter::from_fn(|| q.dequeue(5 * MS, &mut d)).map(|p| p.r.ecn).collect();
         assert_eq!(ecn, vec![Ecn::Ect1, Ecn::Ect1, Ecn::Ce]);
@@ -506,10 +506,10 @@ mod tests {
         // then C (-80000), then 9 L (-> +10000), C, the 8 L left, then the rest of C.
         let mut q = dualpi2(1500, &[]);
         for i in 0..30 {
-            q.enqueue(pkt(i, Ecn::Ect1, 0), 0).unwrap();
+            q.enqueue(pkt(i, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
         }
         for i in 100..105 {
-            q.enqueue(pkt(i, Ecn::NotEct, 0), 0).unwrap();
+            q.enqueue(pkt(i, Ecn::NotEct, 0), 0, &mut Vec::new()).unwrap();
         }
         // p' = 0: a PI2 verdict needs a draw of 0 (one in 2^32); this stream draws none.
         let mut d = Vec::new();
@@ -535,11 +535,11 @@ mod tests {
     fn dualpi2_probability_updates_every_tupdate_on_the_larger_head_delay() {
         let mut q = dualpi2(1514, &[]);
         let mut d = Vec::new();
-        q.enqueue(pkt(0, Ecn::NotEct, 0), 0).unwrap();
+        q.enqueue(pkt(0, Ecn::NotEct, 0), 0, &mut Vec::new()).unwrap();
         // The next event, at 50 ms, runs the updates of 16, 32 and 48 ms with head delays
         // 16, 32, 48 ms: delta = (qdelay - 15 ms) x 44 + (qdelay - last) x 879, p' += delta / 64:
         // 14108000000 / 64 = 220437500, + 231437500, + 242437500.
-        q.enqueue(pkt(1, Ecn::Ect1, 50 * MS), 50 * MS).unwrap();
+        q.enqueue(pkt(1, Ecn::Ect1, 50 * MS), 50 * MS, &mut Vec::new()).unwrap();
         assert_eq!((q.prob, q.last_qdelay, q.next_update), (694_312_500, 48 * MS, 64 * MS));
         // At 64 ms the heads have waited 64 ms (C) and 14 ms (L): the larger counts,
         // (49 ms x 44 + 16 ms x 879) / 64 = 253437500.
@@ -558,9 +558,9 @@ mod tests {
         assert!(d.is_empty());
         // An older L4S head counts the same way: 16 ms at the first update.
         let mut q = dualpi2(1514, &[]);
-        q.enqueue(pkt(0, Ecn::Ect1, 0), 0).unwrap();
-        q.enqueue(pkt(1, Ecn::NotEct, 10 * MS), 10 * MS).unwrap();
-        q.enqueue(pkt(2, Ecn::NotEct, 16 * MS), 16 * MS).unwrap();
+        q.enqueue(pkt(0, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
+        q.enqueue(pkt(1, Ecn::NotEct, 10 * MS), 10 * MS, &mut Vec::new()).unwrap();
+        q.enqueue(pkt(2, Ecn::NotEct, 16 * MS), 16 * MS, &mut Vec::new()).unwrap();
         assert_eq!(q.prob, 220_437_500);
     }
 
@@ -578,9 +578,9 @@ mod tests {
                     5 => Ecn::Ect0,
                     _ => Ecn::NotEct,
                 };
-                q.enqueue(pkt(i, e, 0), 0).unwrap();
+                q.enqueue(pkt(i, e, 0), 0, &mut Vec::new()).unwrap();
             }
-            assert_eq!(q.enqueue(pkt(10, Ecn::NotEct, 0), 0).unwrap_err().1, DropCause::Overflow);
+            assert_eq!(q.enqueue(pkt(10, Ecn::NotEct, 0), 0, &mut Vec::new()).unwrap_err().1, DropCause::Overflow);
             let mut d = Vec::new();
             let got: Vec<u32> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot).collect();
             // Each roll at p' = 2^32 - 1 succeeds: L4S packets take the classic drop (or, without

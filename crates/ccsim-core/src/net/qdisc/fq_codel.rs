@@ -26,14 +26,12 @@
 //! ECN comes from the environment: Linux's fq_codel marks by default (`cparams.ecn = true` in
 //! `fq_codel_init`, where sch_codel does not); here both follow [`QdiscEnv::ecn`].
 //!
+//! - Over the limit, `fq_codel_drop` drops a batch from the head of the fattest queue: packets
+//!   until half of that queue's bytes are gone, at most `drop_batch_size` (Linux's default 64;
+//!   to amortise the linear search for the fattest queue, says `fq_codel_enqueue`). The
+//!   arrival stays queued unless the batch reached it.
+//!
 //! Deliberate differences from Linux:
-//! - Overflow drops one packet per arrival (the head of the fattest queue), as Linux does with
-//!   `drop_batch_size` 1, where Linux's default drops a batch of up to 64, half the fattest
-//!   queue's bytes, in one call (to amortise the linear search for the fattest queue, says the
-//!   comment in `fq_codel_enqueue`). [`FqCodel::drop_fattest`] implements the batch, but
-//!   [`Qdisc::enqueue`] can hand back only one dropped packet, and holding the others until
-//!   the next dequeue would break the link's packet conservation in between, so enqueue calls
-//!   it with a batch of 1.
 //! - `memory_limit` (32 MB of `skb->truesize`) is not modelled: `limit` (packets) and the
 //!   link's `buffer` bound the queue; `ce_threshold` and external classifiers are not modelled.
 //!
@@ -55,6 +53,14 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("limit", 10240.0, 1.0, 1e9, "pkts", "Packets held in all queues before the fattest queue loses its head (fq_codel_init: 10*1024)."),
     ParamSpec::int("flows", 1024.0, 1.0, 65536.0, "queues", "Number of flow queues the hash spreads flows over (fq_codel_init; at most 65536 as fq_codel_change)."),
     ParamSpec::int("quantum", 0.0, 0.0, 1e9, "bytes", "DRR quantum: bytes a queue may send per round; 0 = the link's MTU as Linux (psched_mtu); else at least 256."),
+    ParamSpec::int(
+        "drop_batch_size",
+        64.0,
+        1.0,
+        1e6,
+        "pkts",
+        "Over the limit, drop from the fattest queue's head until half its bytes are gone, at most this many (fq_codel_init: 64).",
+    ),
 ];
 
 pub const INFO: QdiscInfo = QdiscInfo {
@@ -67,7 +73,7 @@ pub const INFO: QdiscInfo = QdiscInfo {
 
 /// Linux's smallest quantum (`fq_codel_change`: `max(256U, quantum)`).
 const MIN_QUANTUM: f64 = 256.0;
-/// Linux's default `drop_batch_size` (fq_codel_init), see the module comment.
+/// Linux's default `drop_batch_size` (fq_codel_init).
 pub const LINUX_DROP_BATCH_SIZE: usize = 64;
 /// A bucket with no queue yet.
 const NONE: u32 = u32::MAX;
@@ -122,6 +128,7 @@ pub struct FqCodel {
     buckets: u32,
     quantum: i64,
     limit: usize,
+    drop_batch_size: usize,
     perturbation: u32,
     params: CodelParams,
     pub stats: CodelStats,
@@ -168,6 +175,7 @@ impl FqCodel {
             buckets,
             quantum: quantum as i64,
             limit,
+            drop_batch_size: LINUX_DROP_BATCH_SIZE,
             perturbation,
             params,
             stats: CodelStats::default(),
@@ -189,7 +197,9 @@ impl FqCodel {
             q => q,
         };
         let perturbation = crate::rng::derive(env.seed, 0).next_u32();
-        FqCodel::new(params, p.get("flows") as u32, quantum, p.get("limit") as usize, perturbation)
+        let mut q = FqCodel::new(params, p.get("flows") as u32, quantum, p.get("limit") as usize, perturbation);
+        q.drop_batch_size = p.get("drop_batch_size") as usize;
+        q
     }
 
     /// The queue of flow id `flow` (`fq_codel_hash`: `reciprocal_scale(hash, flows_cnt)`).
@@ -244,7 +254,7 @@ impl FqCodel {
 
 impl Qdisc for FqCodel {
     /// `fq_codel_enqueue`.
-    fn enqueue(&mut self, p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, p: Queued, _now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         let b = self.bucket(p.r.flow);
         let pos = self.flow_of(b);
         let quantum = self.quantum;
@@ -262,10 +272,10 @@ impl Qdisc for FqCodel {
         if self.len <= self.limit {
             return Ok(());
         }
-        // Over the limit: the fattest queue loses its head (a batch of 1, see the module comment).
-        let mut victim = None;
-        self.drop_fattest(1, |d| victim = Some(d));
-        Err((victim.expect("one packet dropped"), DropCause::Overflow))
+        // fq_codel_enqueue: over the limit, fq_codel_drop takes a batch from the fattest
+        // queue's head (the arrival stays queued unless the batch reached it).
+        self.drop_fattest(self.drop_batch_size, |d| dropped.push((d, DropCause::Overflow)));
+        Ok(())
     }
 
     /// `fq_codel_dequeue`.
@@ -373,10 +383,10 @@ mod tests {
         // Quantum 1500. A: four 1500 B packets (slots 1..=4); B: six 500 B packets (11..=16).
         let mut q = fq(1500, 10240);
         for i in 1..=4 {
-            q.enqueue(pkt(A, i, 1500), 0).unwrap();
+            q.enqueue(pkt(A, i, 1500), 0, &mut Vec::new()).unwrap();
         }
         for i in 11..=16 {
-            q.enqueue(pkt(B, i, 500), 0).unwrap();
+            q.enqueue(pkt(B, i, 500), 0, &mut Vec::new()).unwrap();
         }
         assert_eq!((q.new_flow_count, q.len(), q.bytes()), (2, 10, 9000));
         let mut d = Vec::new();
@@ -385,7 +395,7 @@ mod tests {
         // B (new) sends three 500 B packets, is spent, moves to old_flows behind A; A sends A2.
         assert_eq!(out, vec![1, 11, 12, 13, 2]);
         // A new flow C arrives: it is served before the old flows' backlog.
-        q.enqueue(pkt(C, 21, 1000), 0).unwrap();
+        q.enqueue(pkt(C, 21, 1000), 0, &mut Vec::new()).unwrap();
         assert_eq!(q.new_flow_count, 3);
         out = drain(&mut q);
         // C1; C is then empty and, old_flows not being empty, goes to old_flows (behind A and B);
@@ -394,7 +404,7 @@ mod tests {
         assert_eq!(out, vec![21, 14, 15, 16, 3, 4]);
         assert!(q.is_empty() && q.new_flows.is_empty() && q.old_flows.is_empty());
         // A flow that comes back after leaving the lists is new again.
-        q.enqueue(pkt(A, 5, 1500), 0).unwrap();
+        q.enqueue(pkt(A, 5, 1500), 0, &mut Vec::new()).unwrap();
         assert_eq!((q.new_flow_count, drain(&mut q)), (4, vec![5]));
     }
 
@@ -403,42 +413,45 @@ mod tests {
         // Quantum 500: A sends 1000 B packets, B 250 B packets; each gets 1000 B per two rounds.
         let mut q = fq(500, 10240);
         for i in 1..=3 {
-            q.enqueue(pkt(A, i, 1000), 0).unwrap();
+            q.enqueue(pkt(A, i, 1000), 0, &mut Vec::new()).unwrap();
         }
         for i in 11..=22 {
-            q.enqueue(pkt(B, i, 250), 0).unwrap();
+            q.enqueue(pkt(B, i, 250), 0, &mut Vec::new()).unwrap();
         }
         // A1 takes A's deficit to -500: A needs a round to get back to 0 and another to send.
         assert_eq!(drain(&mut q), vec![1, 11, 12, 13, 14, 2, 15, 16, 17, 18, 3, 19, 20, 21, 22]);
     }
 
     #[test]
-    fn fq_codel_over_the_limit_drops_the_head_of_the_fattest_queue() {
+    fn fq_codel_over_the_limit_drops_a_batch_from_the_head_of_the_fattest_queue() {
         // Limit 10: A 6 x 1000 B, B 3 x 1500 B, C 1 x 100 B.
         let mut q = fq(1514, 10);
+        let mut d = Vec::new();
         for i in 0..6 {
-            q.enqueue(pkt(A, i, 1000), 0).unwrap();
+            q.enqueue(pkt(A, i, 1000), 0, &mut d).unwrap();
         }
         for i in 10..13 {
-            q.enqueue(pkt(B, i, 1500), 0).unwrap();
+            q.enqueue(pkt(B, i, 1500), 0, &mut d).unwrap();
         }
-        q.enqueue(pkt(C, 20, 100), 0).unwrap();
-        // The 11th packet (C's second): A (6000 B) is the fattest and loses its head.
-        let (p, cause) = q.enqueue(pkt(C, 21, 100), 0).unwrap_err();
-        assert_eq!((p.r.slot, cause), (0, DropCause::Overflow));
-        assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (10, 5000 + 4500 + 200, 1));
-        // Linux's batch (64 packets, half the fattest queue's bytes): B and A both hold
-        // 4500-5000 B; A (5000 B) loses 3 packets (3000 >= 2500).
-        let mut batch = Vec::new();
-        let b = q.drop_fattest(LINUX_DROP_BATCH_SIZE, |p| batch.push(p.r.slot));
-        assert_eq!((b, batch), (q.bucket(A), vec![1, 2, 3]));
+        q.enqueue(pkt(C, 20, 100), 0, &mut d).unwrap();
+        assert!(d.is_empty());
+        // The 11th packet (C's second) is queued; A (6000 B) is the fattest and loses packets
+        // from its head until half its bytes are gone (fq_codel_drop): 3 x 1000 >= 3000.
+        q.enqueue(pkt(C, 21, 100), 0, &mut d).unwrap();
+        assert_eq!(d.iter().map(|(p, c)| (p.r.slot, *c)).collect::<Vec<_>>(),
+                   vec![(0, DropCause::Overflow), (1, DropCause::Overflow), (2, DropCause::Overflow)]);
+        assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (8, 3000 + 4500 + 200, 3));
         // B (4500 B) is now the fattest: 2 packets reach half of it (3000 >= 2250).
         let mut batch = Vec::new();
         q.drop_fattest(LINUX_DROP_BATCH_SIZE, |p| batch.push(p.r.slot));
         assert_eq!(batch, vec![10, 11]);
-        assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (5, 2000 + 1500 + 200, 6));
+        assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (6, 3000 + 1500 + 200, 5));
+        // The batch stops at drop_batch_size: 1 drops one packet only.
+        let mut batch = Vec::new();
+        q.drop_fattest(1, |p| batch.push(p.r.slot));
+        assert_eq!(batch, vec![3]);
         // Among equal backlogs the lowest bucket loses: A (458) and C (612) with 2000 B each.
-        q.enqueue(pkt(C, 22, 1800), 0).unwrap();
+        q.enqueue(pkt(C, 22, 1800), 0, &mut d).unwrap();
         let mut batch = Vec::new();
         q.drop_fattest(1, |p| batch.push(p.r.slot));
         assert_eq!(batch, vec![4]);
@@ -447,15 +460,44 @@ mod tests {
     }
 
     #[test]
+    fn fq_codel_batch_can_take_the_arrival_itself() {
+        // Limit 2, one flow: the third packet puts A over the limit; A (3 x 1000 B) loses its
+        // head until 1500 B are gone: two packets, and the arrival stays.
+        let mut q = fq(1514, 2);
+        let mut d = Vec::new();
+        for i in 0..3 {
+            q.enqueue(pkt(A, i, 1000), 0, &mut d).unwrap();
+        }
+        assert_eq!(d.iter().map(|(p, _)| p.r.slot).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(drain(&mut q), vec![2]);
+        // Limit 1: A holds 100 B and a 3000 B packet arrives. Half of A's 3100 B is reached
+        // only with the arrival: the batch takes both, enqueue still returns Ok.
+        let mut q = fq(1514, 1);
+        d.clear();
+        q.enqueue(pkt(A, 0, 100), 0, &mut d).unwrap();
+        assert!(q.enqueue(pkt(A, 1, 3000), 0, &mut d).is_ok());
+        assert_eq!(d.iter().map(|(p, _)| p.r.slot).collect::<Vec<_>>(), vec![0, 1]);
+        assert!(q.is_empty() && q.bytes() == 0);
+        // The same with drop_batch_size = 1: only the head goes; the arrival stays.
+        let mut q = fq(1514, 1);
+        q.drop_batch_size = 1;
+        d.clear();
+        q.enqueue(pkt(A, 0, 100), 0, &mut d).unwrap();
+        q.enqueue(pkt(A, 1, 3000), 0, &mut d).unwrap();
+        assert_eq!(d.iter().map(|(p, _)| p.r.slot).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(drain(&mut q), vec![1]);
+    }
+
+    #[test]
     fn fq_codel_codel_acts_per_queue_on_the_whole_backlog() {
         // A: two packets, B: five, all 1000 B, all arrived at 0. CoDel on A's queue reads the
         // whole discipline's backlog (as Linux: &sch->qstats.backlog), so A's last packet is
         // not spared by the "backlog <= mtu" rule while B's packets wait.
         let mut q = fq(1514, 10240);
-        q.enqueue(pkt(A, 1, 1000), 0).unwrap();
-        q.enqueue(pkt(A, 2, 1000), 0).unwrap();
+        q.enqueue(pkt(A, 1, 1000), 0, &mut Vec::new()).unwrap();
+        q.enqueue(pkt(A, 2, 1000), 0, &mut Vec::new()).unwrap();
         for i in 11..=15 {
-            q.enqueue(pkt(B, i, 1000), 0).unwrap();
+            q.enqueue(pkt(B, i, 1000), 0, &mut Vec::new()).unwrap();
         }
         let mut d = Vec::new();
         // 10 ms: A1 leaves 6000 B behind it, waited 10 ms: A's first_above_time =
@@ -472,8 +514,8 @@ mod tests {
         assert_eq!((q.new_flows.len(), q.old_flows.len(), q.len(), q.stats.drop_count), (1, 0, 4, 1));
         // The same A alone: nothing behind A2, no drop.
         let mut q = fq(1514, 10240);
-        q.enqueue(pkt(A, 1, 1000), 0).unwrap();
-        q.enqueue(pkt(A, 2, 1000), 0).unwrap();
+        q.enqueue(pkt(A, 1, 1000), 0, &mut Vec::new()).unwrap();
+        q.enqueue(pkt(A, 2, 1000), 0, &mut Vec::new()).unwrap();
         d.clear();
         assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.slot, 1);
         assert_eq!(q.dequeue(200 * MS, &mut d).unwrap().r.slot, 2);

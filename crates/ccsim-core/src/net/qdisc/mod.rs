@@ -60,9 +60,9 @@ pub enum DropCause {
 /// serialised) and chooses which goes next.
 pub trait Qdisc: Send {
     /// A packet arrives at `now`. Returns it back with the cause if the discipline drops it
-    /// instead of queueing it, or the packet it drops to make room for it (fq_codel drops the
-    /// head of its fattest queue), the arrival being queued then.
-    fn enqueue(&mut self, p: Queued, now: Time) -> Result<(), (Queued, DropCause)>;
+    /// instead of queueing it. Packets it drops to make room (fq_codel's batch from the head of
+    /// its fattest queue, which may include the arrival) go to `dropped`, and it returns `Ok`.
+    fn enqueue(&mut self, p: Queued, now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)>;
     /// The link is idle at `now`: the next packet to serialise, if any. Packets the discipline
     /// drops on the way go to `dropped`.
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued>;
@@ -152,7 +152,7 @@ pub struct Fifo {
 }
 
 impl Qdisc for Fifo {
-    fn enqueue(&mut self, p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, p: Queued, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         self.q.push(p);
         Ok(())
     }
@@ -176,7 +176,7 @@ pub struct RoundRobin {
 }
 
 impl Qdisc for RoundRobin {
-    fn enqueue(&mut self, p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, p: Queued, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         let f = p.r.flow as usize;
         if f >= self.queues.len() {
             self.queues.resize_with(f + 1, VecDeque::new);
@@ -261,7 +261,7 @@ mod tests {
     fn fifo_serves_in_arrival_order_and_counts_bytes() {
         let mut q = Fifo::default();
         for (i, f) in [0, 1, 0, 2].into_iter().enumerate() {
-            q.enqueue(pkt(f, i as u32), 0).unwrap();
+            q.enqueue(pkt(f, i as u32), 0, &mut Vec::new()).unwrap();
         }
         assert_eq!((q.len(), q.bytes()), (4, 4006));
         assert_eq!(drain(&mut q), vec![0, 1, 2, 3]);
@@ -273,15 +273,15 @@ mod tests {
         // Flow 0 sends a burst of three, then flows 1 and 2 one each, then flow 1 another.
         let mut q = RoundRobin::default();
         for (slot, f) in [(0, 0), (1, 0), (2, 0), (3, 1), (4, 2), (5, 1)] {
-            q.enqueue(pkt(f, slot), 0).unwrap();
+            q.enqueue(pkt(f, slot), 0, &mut Vec::new()).unwrap();
         }
         assert_eq!(q.len(), 6);
         // 0 (flow 0), 3 (flow 1), 4 (flow 2), 1 (flow 0), 5 (flow 1), 2 (flow 0).
         assert_eq!(drain(&mut q), vec![0, 3, 4, 1, 5, 2]);
         // A flow that empties leaves the rotation and rejoins at its end.
-        q.enqueue(pkt(2, 6), 0).unwrap();
-        q.enqueue(pkt(0, 7), 0).unwrap();
-        q.enqueue(pkt(2, 8), 0).unwrap();
+        q.enqueue(pkt(2, 6), 0, &mut Vec::new()).unwrap();
+        q.enqueue(pkt(0, 7), 0, &mut Vec::new()).unwrap();
+        q.enqueue(pkt(2, 8), 0, &mut Vec::new()).unwrap();
         assert_eq!(drain(&mut q), vec![6, 7, 8]);
         assert_eq!(q.bytes(), 0);
     }

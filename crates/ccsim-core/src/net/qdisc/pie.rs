@@ -342,7 +342,7 @@ impl Pie {
 
 impl Qdisc for Pie {
     /// `pie_qdisc_enqueue`.
-    fn enqueue(&mut self, mut p: Queued, now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, mut p: Queued, now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         self.catch_up(now);
         if self.q.len() >= self.params.limit {
             self.vars.accu_prob = 0;
@@ -505,7 +505,7 @@ mod tests {
         q.vars.qdelay = q.params.target;
         let mut d = Vec::new();
         for i in 0..200 {
-            q.enqueue(pkt(i, Ecn::NotEct, 0), 0).unwrap();
+            q.enqueue(pkt(i, Ecn::NotEct, 0), 0, &mut Vec::new()).unwrap();
         }
         // Dequeues 1 ms apart: the first sets dq_tstamp, each later one takes 15625 ticks
         // (1 ms) off the 2343750 (150 ms) allowance.
@@ -515,13 +515,13 @@ mod tests {
             q.vars.qdelay = q.params.target; // as if every packet had waited the target
         }
         // Still 1 ms of allowance: every arrival is accepted at 100%.
-        q.enqueue(pkt(500, Ecn::NotEct, 150 * MS), 150 * MS).unwrap();
+        q.enqueue(pkt(500, Ecn::NotEct, 150 * MS), 150 * MS, &mut Vec::new()).unwrap();
         q.dequeue(151 * MS, &mut d).unwrap();
         q.vars.qdelay = q.params.target;
         assert_eq!(q.vars.burst_time, 0);
         // Allowance spent: at 100% the first arrival draws (accumulator 1 >= 0.85) and
         // (rnd >> 8) < MAX_PROB holds for every draw but one in 2^56: dropped, accumulator 0.
-        assert_eq!(q.enqueue(pkt(501, Ecn::NotEct, 151 * MS), 151 * MS).unwrap_err().1, DropCause::Aqm);
+        assert_eq!(q.enqueue(pkt(501, Ecn::NotEct, 151 * MS), 151 * MS, &mut Vec::new()).unwrap_err().1, DropCause::Aqm);
         assert_eq!(q.vars.accu_prob, 0);
     }
 
@@ -533,23 +533,23 @@ mod tests {
         q.vars.qdelay = q.params.target;
         // 4000 B queued (at least 2 MTU: early drops are possible).
         for i in 0..4 {
-            q.enqueue(pkt(i, Ecn::Ect0, 0), 0).unwrap(); // prob 0: accepted, accu reset to 0
+            q.enqueue(pkt(i, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap(); // prob 0: accepted, accu reset to 0
         }
         // At exactly 10%, with the accumulator at 8.5: chosen without a draw, and marked.
         q.vars.prob = MAX_PROB / 10;
         q.vars.accu_prob = (MAX_PROB / 2) * 17;
-        q.enqueue(pkt(3, Ecn::Ect0, 0), 0).unwrap();
+        q.enqueue(pkt(3, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap();
         assert_eq!(q.marks(), 1);
         // Linux does not reset the accumulator on a mark: the next arrival is chosen too.
-        q.enqueue(pkt(4, Ecn::Ect1, 0), 0).unwrap();
+        q.enqueue(pkt(4, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
         assert_eq!(q.marks(), 2);
         // A Not-ECT packet is dropped, which resets the accumulator.
-        assert_eq!(q.enqueue(pkt(5, Ecn::NotEct, 0), 0).unwrap_err().1, DropCause::Aqm);
+        assert_eq!(q.enqueue(pkt(5, Ecn::NotEct, 0), 0, &mut Vec::new()).unwrap_err().1, DropCause::Aqm);
         assert_eq!(q.vars.accu_prob, 0);
         // Above 10% ECN-capable packets are dropped too.
         q.vars.prob = MAX_PROB / 10 + 1;
         q.vars.accu_prob = (MAX_PROB / 2) * 17;
-        assert_eq!(q.enqueue(pkt(6, Ecn::Ect0, 0), 0).unwrap_err().1, DropCause::Aqm);
+        assert_eq!(q.enqueue(pkt(6, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap_err().1, DropCause::Aqm);
         assert_eq!(q.marks(), 2);
         let mut d = Vec::new();
         let ecn: Vec<Ecn> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.ecn).collect();
@@ -558,8 +558,8 @@ mod tests {
         let mut small = Params::defaults(PARAMS);
         small.set("limit", 1.0);
         let mut q = Pie::from_params(&small, &env(true));
-        q.enqueue(pkt(0, Ecn::Ect0, 0), 0).unwrap();
-        assert_eq!(q.enqueue(pkt(1, Ecn::Ect0, 0), 0).unwrap_err().1, DropCause::Overflow);
+        q.enqueue(pkt(0, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap();
+        assert_eq!(q.enqueue(pkt(1, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap_err().1, DropCause::Overflow);
     }
 
     #[test]
@@ -569,7 +569,7 @@ mod tests {
         // 40 packets at 0, one leaves every ms until 39 ms: the last one waited 39 ms
         // (609375 ticks) and 1000 B stay queued. No update yet (the first is at 500 ms).
         for i in 0..40 {
-            q.enqueue(pkt(i, Ecn::NotEct, 0), 0).unwrap();
+            q.enqueue(pkt(i, Ecn::NotEct, 0), 0, &mut Vec::new()).unwrap();
         }
         for ms in 1..=39 {
             q.dequeue(ms * MS, &mut d).unwrap();
@@ -579,7 +579,7 @@ mod tests {
         // with delay 39 ms and 1000 B queued (the old delay 0 at the first), as a timer would:
         // the probability after each is 1820790421875, 3509640046875, 5198489671875,
         // 6887339296875, 8576188921875.
-        q.enqueue(pkt(40, Ecn::NotEct, 560 * MS), 560 * MS).unwrap();
+        q.enqueue(pkt(40, Ecn::NotEct, 560 * MS), 560 * MS, &mut Vec::new()).unwrap();
         assert_eq!((q.vars.prob, q.vars.qdelay_old, q.next_update), (8_576_188_921_875, 609_375, 575 * MS));
         // One more dequeue just before 575 ms runs none.
         q.dequeue(575 * MS - 1, &mut d).unwrap();

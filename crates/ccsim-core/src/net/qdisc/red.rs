@@ -219,7 +219,7 @@ impl Red {
 
 impl Qdisc for Red {
     /// `red_enqueue`.
-    fn enqueue(&mut self, mut p: Queued, now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, mut p: Queued, now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         self.avg = self.calc_qavg(self.q.len(), now);
         self.idle_since = None;
         let can_mark = self.ecn && p.r.ecn.capable();
@@ -278,14 +278,14 @@ mod tests {
         // avg = 0, 0.5, 0.5 x 0.5 + 0.5 x 2 = 1.25, 2.125, 3.0625.
         let mut avgs = Vec::new();
         for i in 0..5 {
-            r.enqueue(pkt(i, Ecn::NotEct), 0).unwrap();
+            r.enqueue(pkt(i, Ecn::NotEct), 0, &mut Vec::new()).unwrap();
             avgs.push(r.avg);
         }
         assert_eq!(avgs, vec![0.0, 0.5, 1.25, 2.125, 3.0625]);
         // Two leave; the next arrival sees 3: 0.5 x 3.0625 + 0.5 x 3 = 3.03125.
         r.dequeue(MS, &mut d);
         r.dequeue(2 * MS, &mut d);
-        r.enqueue(pkt(5, Ecn::NotEct), 2 * MS).unwrap();
+        r.enqueue(pkt(5, Ecn::NotEct), 2 * MS, &mut Vec::new()).unwrap();
         assert_eq!(r.avg, 3.03125);
         // The queue empties at 6 ms (the dequeue that finds it empty starts the idle period);
         // an arrival 3 ms later: m = 3 average packet times, avg = 3.03125 x 0.5^3, no sample.
@@ -294,10 +294,10 @@ mod tests {
         }
         assert!(r.is_empty());
         r.dequeue(6 * MS, &mut d);
-        r.enqueue(pkt(6, Ecn::NotEct), 9 * MS).unwrap();
+        r.enqueue(pkt(6, Ecn::NotEct), 9 * MS, &mut Vec::new()).unwrap();
         assert_eq!(r.avg, 0.37890625);
         // Not idle any more: the next arrival (1 waiting) is a plain sample again.
-        r.enqueue(pkt(7, Ecn::NotEct), 9 * MS).unwrap();
+        r.enqueue(pkt(7, Ecn::NotEct), 9 * MS, &mut Vec::new()).unwrap();
         assert_eq!(r.avg, 0.5 * 0.37890625 + 0.5);
         assert_eq!(r.marks(), 0);
     }
@@ -358,11 +358,11 @@ mod tests {
         // w = 1: the average is the queue seen, min 1, max 2 (not a step: 1 != 2), max_p 1:
         // an arrival to 1 waiting is in the region (p_b 0); to 2 or more (gentle, < 4) p_b >= 1.
         let mut r = Red::new(cfg(1.0, 2.0, 1.0, 1.0, true), true, 8_000_000, 1);
-        r.enqueue(pkt(0, Ecn::Ect0), 0).unwrap(); // sees 0
-        r.enqueue(pkt(1, Ecn::Ect0), 0).unwrap(); // sees 1: enters, draws R
-        let p = r.enqueue(pkt(2, Ecn::NotEct), 0).unwrap_err(); // sees 2: p_b 1 -> mark -> drop
+        r.enqueue(pkt(0, Ecn::Ect0), 0, &mut Vec::new()).unwrap(); // sees 0
+        r.enqueue(pkt(1, Ecn::Ect0), 0, &mut Vec::new()).unwrap(); // sees 1: enters, draws R
+        let p = r.enqueue(pkt(2, Ecn::NotEct), 0, &mut Vec::new()).unwrap_err(); // sees 2: p_b 1 -> mark -> drop
         assert_eq!((p.0.r.slot, p.1), (2, DropCause::Aqm));
-        r.enqueue(pkt(3, Ecn::Ect1), 0).unwrap(); // sees 2 again: qcount 1, p_b 1 -> marked
+        r.enqueue(pkt(3, Ecn::Ect1), 0, &mut Vec::new()).unwrap(); // sees 2 again: qcount 1, p_b 1 -> marked
         assert_eq!(r.marks(), 1);
         let mut d = Vec::new();
         let ecn: Vec<Ecn> = std::iter::from_fn(|| r.dequeue(0, &mut d)).map(|p| p.r.ecn).collect();
@@ -377,27 +377,27 @@ mod tests {
         let mut marked = Vec::new();
         // Arrivals to 0..5 waiting: the 4th, 5th and 6th are marked.
         for i in 0..6 {
-            r.enqueue(pkt(i, Ecn::Ect0), 0).unwrap();
+            r.enqueue(pkt(i, Ecn::Ect0), 0, &mut Vec::new()).unwrap();
         }
         // Four leave (2 waiting): an arrival to 2 passes, the next (to 3) is marked.
         for _ in 0..4 {
             marked.push(r.dequeue(0, &mut d).unwrap().r.ecn == Ecn::Ce);
         }
-        r.enqueue(pkt(6, Ecn::Ect0), 0).unwrap();
-        r.enqueue(pkt(7, Ecn::Ect0), 0).unwrap();
+        r.enqueue(pkt(6, Ecn::Ect0), 0, &mut Vec::new()).unwrap();
+        r.enqueue(pkt(7, Ecn::Ect0), 0, &mut Vec::new()).unwrap();
         marked.extend(std::iter::from_fn(|| r.dequeue(0, &mut d)).map(|p| p.r.ecn == Ecn::Ce));
         assert_eq!(marked, vec![false, false, false, true, true, true, false, true]);
         assert_eq!(r.marks(), 4);
         // A Not-ECT arrival to K is dropped; with harddrop an ECN-capable one is too.
         for i in 0..3 {
-            r.enqueue(pkt(10 + i, Ecn::Ect0), 0).unwrap();
+            r.enqueue(pkt(10 + i, Ecn::Ect0), 0, &mut Vec::new()).unwrap();
         }
-        assert_eq!(r.enqueue(pkt(13, Ecn::NotEct), 0).unwrap_err().1, DropCause::Aqm);
+        assert_eq!(r.enqueue(pkt(13, Ecn::NotEct), 0, &mut Vec::new()).unwrap_err().1, DropCause::Aqm);
         let mut hard = Red::new(RedConfig { harddrop: true, ..cfg(3.0, 3.0, 0.0, 0.002, true) }, true, 8_000_000, 1);
         for i in 0..3 {
-            hard.enqueue(pkt(i, Ecn::Ect0), 0).unwrap();
+            hard.enqueue(pkt(i, Ecn::Ect0), 0, &mut Vec::new()).unwrap();
         }
-        assert_eq!(hard.enqueue(pkt(3, Ecn::Ect0), 0).unwrap_err().1, DropCause::Aqm);
+        assert_eq!(hard.enqueue(pkt(3, Ecn::Ect0), 0, &mut Vec::new()).unwrap_err().1, DropCause::Aqm);
         assert_eq!(hard.marks(), 0);
     }
 
