@@ -8,12 +8,14 @@ summary JSON (all of it but ``wall_seconds``), the time series and the algorithm
     python3 validation/identity/check.py --record     # before a change: write hashes.json
     python3 validation/identity/check.py              # after it: compare, exit 1 on a difference
     python3 validation/identity/check.py --only examples,bench   # a subset (quick)
+    python3 validation/identity/check.py --record-new  # compare; if nothing differs, add new runs' hashes
 
 The scenarios (each with its own name in hashes.json):
 
 - ``examples/*.toml`` (not the sweep file), with their own seeds;
 - ``bench/scenarios/*.toml`` (the speed benchmark against ns-3);
-- every run of every ``ccsim reproduce`` entry, full repetitions (1,548 runs);
+- every run of every ``ccsim reproduce`` entry, full repetitions, and of every entry's
+  counterfactuals (stored as ``ENTRY+ID``);
 - every point and seed of the ns-3 cross-validation (``validation/ns3/run.py``) and of the
   Linux kernel comparison (``validation/kernel/run.py``, 30 s, seed 1).
 
@@ -59,8 +61,9 @@ def scenarios(groups: set[str]) -> Iterator[tuple[str, Any, int | None]]:
             yield f"bench/{path.name}", str(path), None
     if "catalogue" in groups:
         from ccsim.experiments.catalogue import CATALOGUE
+        from ccsim.experiments.reproduction import derived_entries
 
-        for e in CATALOGUE:
+        for e in [*CATALOGUE, *derived_entries(CATALOGUE).values()]:
             for s in e.specs():
                 tags = ",".join(f"{k}={s.tags[k]}" for k in sorted(s.tags))
                 yield f"catalogue/{e.id}/{tags}/seed={s.seed}", s.scenario, s.seed
@@ -135,6 +138,8 @@ def _work(item: tuple[str, Any, int | None]) -> tuple[str, str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--record", action="store_true", help="write hashes.json instead of comparing")
+    ap.add_argument("--record-new", action="store_true",
+                    help="compare, and if no recorded run differs or is missing, add the new runs' hashes")
     ap.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups ({', '.join(GROUPS)})")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -175,7 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     same = len(got) - len(differ) - len(new)
     print(f"{same} of {len(want)} recorded runs identical, {len(differ)} differ, {len(new)} new, "
           f"{len(missing)} missing ({time.perf_counter() - t0:.0f} s)")
-    return 1 if differ or missing else 0
+    if differ or missing:
+        return 1
+    if args.record_new and new:
+        everything = json.loads(HASHES.read_text())
+        everything.update({n: got[n] for n in new})
+        HASHES.write_text(json.dumps(everything, indent=0, sort_keys=True) + "\n")
+        print(f"recorded {len(new)} new hashes in {HASHES.relative_to(REPO)}")
+    return 0
 
 
 if __name__ == "__main__":
