@@ -8,6 +8,7 @@ summary JSON (all of it but ``wall_seconds``), the time series and the algorithm
     python3 validation/identity/check.py --record     # before a change: write hashes.json
     python3 validation/identity/check.py              # after it: compare, exit 1 on a difference
     python3 validation/identity/check.py --only examples,bench   # a subset (quick)
+    python3 validation/identity/check.py --only catalogue --match e4-   # names containing e4-
     python3 validation/identity/check.py --record-new  # compare; if nothing differs, add new runs' hashes
 
 The scenarios (each with its own name in hashes.json):
@@ -142,12 +143,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare, and if no recorded run differs or is missing, add the new runs' hashes")
     ap.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups ({', '.join(GROUPS)})")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--match", default="", help="only scenarios whose name contains this string (comparing only; not with --record)")
     args = ap.parse_args(argv)
     groups = {g.strip() for g in args.only.split(",") if g.strip()}
     unknown = groups - set(GROUPS)
     if unknown:
         ap.error(f"--only: unknown group(s) {', '.join(sorted(unknown))}; accepted: {', '.join(GROUPS)}")
-    items = list(scenarios(groups))
+    if args.match and args.record:
+        ap.error("--match: comparing only; --record writes whole groups")
+    items = [it for it in scenarios(groups) if args.match in it[0]]
     names = [n for n, _, _ in items]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -167,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recorded {len(got)} hashes in {HASHES.relative_to(REPO)}")
         return 0
     want = json.loads(HASHES.read_text())
-    want = {k: v for k, v in want.items() if k.split("/", 1)[0] in groups}
+    want = {k: v for k, v in want.items() if k.split("/", 1)[0] in groups and args.match in k}
     differ = sorted(n for n in got if n in want and want[n] != got[n])
     new = sorted(set(got) - set(want))
     missing = sorted(set(want) - set(got))

@@ -603,6 +603,10 @@ impl Sim {
             }
             Event::AirBackground(m) => self.net.media[m as usize].background(&mut Cx { now, q: &mut self.q }),
             Event::AirBackgroundEnd(m) => self.net.media[m as usize].background_end(&mut Cx { now, q: &mut self.q }),
+            Event::AirMgmt { station, kind } => {
+                let (m, i) = self.net.station(station as u32);
+                self.net.media[m].mgmt_timer(&mut Cx { now, q: &mut self.q }, i, kind);
+            }
             Event::FlowStop(f) => self.end_flow(f),
             Event::LinkArrive(d) => {
                 let dir = &mut self.net.dirs[d as usize];

@@ -46,6 +46,8 @@ pub enum Event {
     /// Another network's frame starts or ends on a medium.
     AirBackground(u32),
     AirBackgroundEnd(u32),
+    /// A station's management timer (`kind` 0: a mesh beacon; k > 0: HWMP path k - 1's PREQ).
+    AirMgmt { station: u16, kind: u32 },
 }
 
 // An event is as small as a time: the queue moves thousands of them per simulated second.

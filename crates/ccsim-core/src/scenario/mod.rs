@@ -17,7 +17,8 @@ use crate::time::{Time, MS, SEC};
 use crate::topology::general::{Buffer, DirSpec, LinkSpec, Topology, WifiSpec};
 use units::{Size, UnitError};
 use crate::net::wifi::phy::{profile, PROFILES};
-use crate::net::wifi::{Host, WirelessConfig};
+use crate::net::wifi::rate::{RateControl, RATE_CONTROLS};
+use crate::net::wifi::{Host, TcpAcks, WirelessConfig};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -308,7 +309,7 @@ const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "sample_i
 /// Keys of a `[[wifi]]` entry: its stations and the `[wireless]` table's channel settings.
 const WIFI_KEYS: &[&str] = &[
     "stations", "profile", "environment", "queue", "rx_reach", "cs_reach", "if_reach", "retry_limit", "fer", "background_load", "background_frame",
-    "host", "rts_cts",
+    "host", "rts_cts", "rate_control", "hwmp", "mesh_beacons", "tcp_acks",
 ];
 /// Most stations over all `[[wifi]]` lines (events name a station by a 16-bit number).
 pub const MAX_STATIONS: usize = 65_535;
@@ -936,7 +937,7 @@ pub struct WirelessScenario {
 
 const WIRELESS_KEYS: &[&str] = &[
     "hops", "profile", "environment", "queue", "rx_reach", "cs_reach", "if_reach", "retry_limit", "fer", "background_load", "background_frame",
-    "host", "rts_cts",
+    "host", "rts_cts", "rate_control", "hwmp", "mesh_beacons", "tcp_acks",
 ];
 const HOST_KEYS: &[&str] = &["ingress", "egress", "backlog"];
 
@@ -969,7 +970,9 @@ fn host_profile(name: &str) -> Option<Host> {
 
 /// The 802.11 settings of a `[wireless]` table or a `[[wifi]]` entry (all keys but `hops` and
 /// `stations`), for a line of `hops + 1` stations; fills `wn`, the normalised table.
-fn wifi_config(w: &Table, hops: usize, wn: &mut Map<String, Value>) -> Result<WirelessConfig, ScenarioError> {
+/// `line`: a `[wireless]` line (a `[[wifi]]` entry refuses the line-only keys `hwmp` and
+/// `tcp_acks`).
+fn wifi_config(w: &Table, hops: usize, wn: &mut Map<String, Value>, line: bool) -> Result<WirelessConfig, ScenarioError> {
     let pv = w.get("profile").cloned().unwrap_or(Value::from("80211n-20mhz"));
     let pname = as_str(&w.p("profile"), &pv, &PROFILES.join(", "))?;
     let Some(phy) = profile(pname) else {
@@ -1030,6 +1033,42 @@ fn wifi_config(w: &Table, hops: usize, wn: &mut Map<String, Value>) -> Result<Wi
         }
     }
     wn.insert("rts_cts".into(), Value::from(false));
+    // The counterfactual options (off by default) join the normalised table only when given,
+    // so that a scenario without them reports exactly what it did before they existed.
+    if let Some(x) = w.get("rate_control") {
+        let accepted = format!("{} (\"fixed\": the profile's rate; ARF and AARF as ns-3's ArfWifiManager and AarfWifiManager)", RATE_CONTROLS.join(", "));
+        let name = as_str(&w.p("rate_control"), x, &accepted)?;
+        cfg.rate_control = RateControl::from_name(name).ok_or_else(|| ScenarioError { path: w.p("rate_control"), message: format!("unknown rate control {}; accepted: {accepted}", show(x)) })?;
+        wn.insert("rate_control".into(), x.clone());
+    }
+    if let Some(x) = w.get("hwmp") {
+        let accepted = "off, reactive (PREQ floods and PREP replies every 5.12 s per path)";
+        cfg.hwmp = match as_str(&w.p("hwmp"), x, accepted)? {
+            "off" => false,
+            "reactive" => true,
+            _ => return err(&w.p("hwmp"), format!("unknown HWMP mode {}; accepted: {accepted}", show(x))),
+        };
+        if cfg.hwmp && !line {
+            return err(&w.p("hwmp"), "\"reactive\" is only for a [wireless] line; accepted here: off");
+        }
+        wn.insert("hwmp".into(), x.clone());
+    }
+    if let Some(x) = w.get("mesh_beacons") {
+        cfg.mesh_beacons = boolean(&w.p("mesh_beacons"), x)?;
+        wn.insert("mesh_beacons".into(), x.clone());
+    }
+    if let Some(x) = w.get("tcp_acks") {
+        let accepted = "air (over the line, contending with data), out-of-band (a wire of their own)";
+        cfg.tcp_acks = match as_str(&w.p("tcp_acks"), x, accepted)? {
+            "air" => TcpAcks::Air,
+            "out-of-band" => TcpAcks::OutOfBand,
+            _ => return err(&w.p("tcp_acks"), format!("unknown {}; accepted: {accepted}", show(x))),
+        };
+        if cfg.tcp_acks == TcpAcks::OutOfBand && !line {
+            return err(&w.p("tcp_acks"), "\"out-of-band\" is only for a [wireless] line; accepted here: air");
+        }
+        wn.insert("tcp_acks".into(), x.clone());
+    }
     let hv = w.get("host").cloned().unwrap_or(Value::from("none"));
     cfg.host = match &hv {
         Value::String(sn) => match host_profile(sn) {
@@ -1087,7 +1126,7 @@ impl WirelessScenario {
         let mut wn = Map::new();
         let hops = int_in("wireless.hops", w.require("hops", "an integer in [1, 64]")?, 1, 64)? as usize;
         wn.insert("hops".into(), Value::from(hops));
-        let cfg = wifi_config(&w, hops, &mut wn)?;
+        let cfg = wifi_config(&w, hops, &mut wn, true)?;
         let (parsed, flows_norm) = parse_flows(&top, &c, FlowsOn::Wireless(hops))?;
         let flows = parsed
             .into_iter()
@@ -1349,7 +1388,7 @@ fn parse_wifi(top: &Table, topo: &mut Topology) -> Result<Vec<Value>, ScenarioEr
         }
         let mut wn = Map::new();
         wn.insert("stations".into(), sv.clone());
-        let config = wifi_config(&t, stations.len() - 1, &mut wn)?;
+        let config = wifi_config(&t, stations.len() - 1, &mut wn, false)?;
         topo.wifi.push(WifiSpec { stations, config });
         norms.push(Value::Object(wn));
     }

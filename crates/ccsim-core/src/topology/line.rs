@@ -6,7 +6,8 @@
 //! simulator of its own.
 
 use super::Built;
-use crate::net::wifi::Dcf;
+use crate::net::link::QueueLimit;
+use crate::net::wifi::{Dcf, TcpAcks};
 use crate::net::{Network, Step};
 use crate::rng::{self, stream};
 use crate::scenario::WirelessScenario;
@@ -27,8 +28,37 @@ pub fn build(sc: &WirelessScenario, seed: u64) -> Built {
     let mut net = Network::default();
     let nodes: Vec<u32> = (0..=sc.config.hops).map(|i| net.add_node(i.to_string())).collect();
     let cfg = sc.config.clone();
-    let m = net.add_medium(|base, index| Dcf::new(cfg, nodes, base, index, rng::derive(seed, stream::BOTTLENECK_LOSS), rng::derive(seed, stream::ACK_LOSS)));
-    let routes = sc.flows.iter().map(|f| (net.route_steps(&air_steps(m, f.src, f.dst)), net.route_steps(&air_steps(m, f.dst, f.src)))).collect();
+    let m = net.add_medium(|base, index| Dcf::new(cfg, nodes.clone(), base, index, rng::derive(seed, stream::BOTTLENECK_LOSS), rng::derive(seed, stream::ACK_LOSS)));
+    if sc.config.hwmp {
+        // One HWMP path per direction a flow uses: its data's, and a TCP flow's ACKs'.
+        let mut paths: Vec<(usize, usize, crate::time::Time)> = Vec::new();
+        for f in &sc.flows {
+            let tcp = matches!(f.kind, crate::scenario::WFlowKind::Tcp { .. });
+            for (a, b) in [(f.src, f.dst), (f.dst, f.src)].into_iter().take(if tcp { 2 } else { 1 }) {
+                match paths.iter_mut().find(|p| p.0 == a && p.1 == b) {
+                    Some(p) => p.2 = p.2.min(f.start),
+                    None => paths.push((a, b, f.start)),
+                }
+            }
+        }
+        net.media[m as usize].set_hwmp_paths(paths);
+    }
+    let routes = sc
+        .flows
+        .iter()
+        .map(|f| {
+            let fwd = net.route_steps(&air_steps(m, f.src, f.dst));
+            let rev = match (sc.config.tcp_acks, &f.kind) {
+                (TcpAcks::OutOfBand, crate::scenario::WFlowKind::Tcp { .. }) => {
+                    // ACKs off the channel: a wire of their own, 10 Gbps, no delay, no queue limit.
+                    let d = net.add_dir(nodes[f.dst], nodes[f.src], 10_000_000_000, 0, QueueLimit::Unlimited, 0.0, None);
+                    net.route_steps(&[Step::Dir(d)])
+                }
+                _ => net.route_steps(&air_steps(m, f.dst, f.src)),
+            };
+            (fwd, rev)
+        })
+        .collect();
     Built { net, routes }
 }
 
@@ -189,6 +219,65 @@ mod tests {
             assert_eq!(t.bytes_delivered, 2_000_000, "{cc}: every byte exactly once");
             assert!(t.throughput_mbps > 1.0, "{cc}: {}", t.throughput_mbps);
         }
+    }
+
+    fn tcp(src: usize, dst: usize) -> WFlow {
+        let p = Params::defaults(crate::cc::find("cubic").unwrap().params);
+        WFlow { group: 0, src, dst, start: 0, stop: None, kind: WFlowKind::Tcp { cc: "cubic".into(), params: p, tcp: TcpConfig::default(), size: None } }
+    }
+
+    /// `rate_control`: alone on the channel, ARF climbs from the lowest rate to the top in 70
+    /// frames and stays there, so a saturated hop carries what the fixed rate does (within
+    /// 1%). With frames lost at random (fer 0.3, the same at every rate in ccsim) it falls
+    /// back (two failures in a row) and sends longer frames for the same losses: less
+    /// throughput. So does AARF.
+    #[test]
+    fn rate_control_arf_matches_fixed_alone_and_falls_back_on_losses() {
+        use crate::net::wifi::RateControl;
+        let run = |rc: RateControl, fer: f64| {
+            let mut cfg = WirelessConfig::new(1, phy::ieee80211n_20mhz());
+            cfg.rate_control = rc;
+            cfg.fer = fer;
+            run_wireless(cfg, &[udp(0, 1, 20_000.0)], 10 * SEC, 1).flows[0].throughput_mbps
+        };
+        let (fixed, arf, aarf) = (run(RateControl::Fixed, 0.0), run(RateControl::Arf, 0.0), run(RateControl::Aarf, 0.0));
+        assert!((arf / fixed - 1.0).abs() < 0.01 && (aarf / fixed - 1.0).abs() < 0.01, "{fixed} {arf} {aarf}");
+        let (fixed, arf, aarf) = (run(RateControl::Fixed, 0.3), run(RateControl::Arf, 0.3), run(RateControl::Aarf, 0.3));
+        assert!(arf < 0.8 * fixed, "fer 0.3: fixed {fixed}, arf {arf}");
+        assert!(aarf < 0.8 * fixed, "fer 0.3: fixed {fixed}, aarf {aarf}");
+    }
+
+    /// `hwmp` and `mesh_beacons` through the run loop: a TCP flow 0 -> 3 has two paths; each
+    /// PREQ flood is 1 PREQ from the originator + 2 forwarded (stations 1 and 2; the target
+    /// answers instead) and 3 PREPs (target, then 2 and 1 relaying to the originator): 6
+    /// frames per path per 5.12 s, floods at 0, 5.12 and 10.24 s in a 12 s run. Beacons: 4
+    /// stations every 0.5 s from i x 0.125 s: 24 each, and station 0's at 12 s itself (the
+    /// run includes its last instant). The airtime costs the flow a little.
+    #[test]
+    fn hwmp_and_beacons_queue_the_expected_frames() {
+        let mut cfg = WirelessConfig::new(3, phy::ieee80211n_20mhz());
+        let plain = run_wireless(cfg.clone(), &[tcp(0, 3)], 12 * SEC, 1).flows[0].throughput_mbps;
+        cfg.hwmp = true;
+        cfg.mesh_beacons = true;
+        let sc = WirelessScenario { name: None, duration: 12 * SEC, seed: 1, sample_interval: 100 * crate::time::MS, config: cfg, flows: vec![tcp(0, 3)], normalized: serde_json::Value::Null };
+        let mut sim = crate::sim::Sim::line(&sc, 1, false);
+        sim.run_to_end();
+        assert_eq!(sim.network().media[0].mgmt_queued, [97, 2 * 3 * 3, 2 * 3 * 3]);
+        let with = sim.wireless_output(0.0).flows[0].throughput_mbps;
+        assert!(with < plain && with > 0.97 * plain, "plain {plain}, with HWMP and beacons {with}");
+    }
+
+    /// `tcp_acks = out-of-band`: the ACKs leave the channel, so the data get all the airtime.
+    #[test]
+    fn out_of_band_acks_free_the_channel() {
+        let mut cfg = WirelessConfig::new(2, phy::ieee80211n_20mhz());
+        let air = run_wireless(cfg.clone(), &[tcp(0, 2)], 10 * SEC, 1);
+        cfg.tcp_acks = crate::net::wifi::TcpAcks::OutOfBand;
+        let oob = run_wireless(cfg, &[tcp(0, 2)], 10 * SEC, 1);
+        assert!(oob.flows[0].throughput_mbps > 1.15 * air.flows[0].throughput_mbps);
+        // The receiver (station 2) sends no data frames.
+        assert!(air.stations[2].tx_attempts > 0);
+        assert_eq!(oob.stations[2].tx_attempts, 0);
     }
 
     #[test]

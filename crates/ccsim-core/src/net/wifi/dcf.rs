@@ -39,15 +39,24 @@
 //! the frame on ([`Dcf::tx_end_finish`], [`Dcf::cpu_kick`]), so that every random draw and
 //! every event happens in the same order as when the line was a simulator of its own.
 //!
+//! Options, off by default (then every run is as before they existed):
+//! - `rate_control` ([`super::rate`]): ARF or AARF choose each data frame's rate from the
+//!   profile's ladder, per neighbour; the ACK follows at its basic rate.
+//! - `hwmp`: the airtime of HWMP's path selection frames (see [`Mgmt`]); routing stays static.
+//! - `mesh_beacons`: every station's mesh beacons.
+//! - `tcp_acks = "out-of-band"` (line builder, [`crate::topology::line`]): TCP ACKs skip the
+//!   channel.
+//!
 //! Not modelled:
-//! - path selection (HWMP) and its management traffic: routing is static;
+//! - path selection (HWMP) itself: routing is static (`hwmp` adds only its frames' airtime);
 //! - RTS/CTS;
 //! - EIFS;
-//! - rate adaptation;
+//! - rate adaptation by SNR (`rate_control` reacts to losses only; the channel has no SNR);
 //! - A-MPDU aggregation;
 //! - capture: any overlap in reach corrupts.
 
 use super::phy::Phy;
+use super::rate::{Arf, RateControl};
 use crate::event::{Event, EventQueue};
 use crate::net::{Packet, Routed};
 use crate::rng::Rng;
@@ -76,7 +85,60 @@ pub struct WirelessConfig {
     pub background_frame: Time,
     /// Host processing (see [`Host`]); zero costs turn it off.
     pub host: Host,
+    /// Rate adaptation ([`super::rate`]); `Fixed`: the profile's rate.
+    pub rate_control: RateControl,
+    /// HWMP's path selection frames: PREQ floods and PREP replies (see [`Mgmt`]).
+    pub hwmp: bool,
+    /// Every station sends a mesh beacon every [`BEACON_INTERVAL`].
+    pub mesh_beacons: bool,
+    /// Where TCP ACKs travel (line builder).
+    pub tcp_acks: TcpAcks,
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TcpAcks {
+    /// Back over the line, hop by hop, contending with the data (802.11 frames).
+    Air,
+    /// Over a wired link of its own from the receiver to the sender (10 Gbps, no delay, no
+    /// queue limit): a counterfactual with ACKs that take no airtime.
+    OutOfBand,
+}
+
+/// HWMP and mesh management frames, sent as broadcasts (no MAC ACK, no retry) at the lowest
+/// basic rate (6 Mbps, legacy preamble), ahead of the station's data frames (but not in the
+/// middle of a data frame's retries). Airtime only: a frame reaches its receivers even if it
+/// collides, and routing stays static.
+/// - PREQ: a path's originator floods one every [`HWMP_PATH_REFRESH`], from the flow's start;
+///   every station that receives it forwards it once, except its target, which answers with a
+///   PREP that travels back to the originator hop by hop. A TCP flow has two paths (data and
+///   ACKs), a UDP flow one.
+/// - Beacon: every station every [`BEACON_INTERVAL`], staggered evenly over the interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mgmt {
+    Beacon,
+    Preq { orig: u16, target: u16, id: u32 },
+    Prep { orig: u16 },
+}
+
+/// ns-3 `HwmpProtocol` attribute `Dot11MeshHWMPactivePathTimeout` (5000 TU): the lifetime of a
+/// reactive path; ns-3 discovers the path again (a new PREQ) when it expires
+/// (ns-3-dev `src/mesh/model/dot11s/hwmp-protocol.cc`, `HwmpProtocol::GetTypeId`,
+/// `ForwardUnicast`).
+pub const HWMP_PATH_REFRESH: Time = 5000 * 1024 * crate::time::US;
+/// ns-3 `MeshWifiInterfaceMac` attribute `BeaconInterval` (0.5 s;
+/// `src/mesh/model/mesh-wifi-interface-mac.cc`).
+pub const BEACON_INTERVAL: Time = 500 * crate::time::MS;
+/// PREQ action frame with one target: 24 (MAC header) + 2 (category, action) + 39 (PREQ
+/// element: 2 + 37, IEEE 802.11-2016 9.4.2.113) + 4 (FCS).
+pub const PREQ_BYTES: u32 = 69;
+/// PREP action frame: 24 + 2 + 33 (PREP element: 2 + 31, 9.4.2.114) + 4.
+pub const PREP_BYTES: u32 = 63;
+/// A mesh beacon: 24 + 12 (timestamp, interval, capability) + SSID (2), supported rates
+/// (10), Mesh ID "mesh" (6), Mesh Configuration (9), Beacon Timing with two neighbours (14)
+/// + 4 (FCS): about ns-3's.
+pub const BEACON_BYTES: u32 = 81;
+/// Management frames' rate: the lowest basic rate.
+pub const MGMT_RATE_BPS: u64 = 6_000_000;
 
 /// Per-packet processing in each station's host (the seed's "every packet requires a constant
 /// time to process"), as a receive-livelock model (Mogul and Ramakrishnan, 1997): one CPU per
@@ -119,6 +181,10 @@ impl WirelessConfig {
             background_load: 0.0,
             background_frame: 250 * crate::time::US,
             host: Host::none(),
+            rate_control: RateControl::Fixed,
+            hwmp: false,
+            mesh_beacons: false,
+            tcp_acks: TcpAcks::Air,
         }
     }
 }
@@ -152,13 +218,11 @@ struct Tx {
     /// Corrupted at the intended receiver.
     corrupted: bool,
     ack: bool,
+    /// A management broadcast (no ACK); `to` is its sender.
+    mgmt: bool,
     frame_id: u64,
-}
-
-impl Tx {
-    fn new(from: usize, to: usize, corrupted: bool, ack: bool, frame_id: u64) -> Self {
-        Tx { from, to, corrupted, ack, frame_id }
-    }
+    /// Airtime of the MAC ACK this data frame elicits.
+    ack_dur: Time,
 }
 
 crate::output::schema::record! {
@@ -206,7 +270,15 @@ struct Station {
     /// The MAC ACK it will send at the pending `AirAckStart`: (to station, frame id). A station
     /// has at most one: two frames decoded at one station within SIFS would have overlapped
     /// there, and overlapping receptions are corrupted.
-    ack_due: Option<(usize, u64)>,
+    ack_due: Option<(usize, u64, Time)>,
+    /// The ACK timeout of the frame it waits for (SIFS + slot + its ACK's airtime).
+    ack_wait: Time,
+    /// Rate adaptation toward each neighbour it has sent to.
+    rc: Vec<(usize, Arf)>,
+    /// Management frames waiting, sent before data frames.
+    mgmt: VecDeque<Mgmt>,
+    /// The last PREQ id forwarded (or answered) per originator.
+    preq_seen: Vec<(u16, u32)>,
     /// Host model: packets waiting for ingress processing, the CPU's current job, whether the
     /// NIC holds the interface queue's head frame, and the CPU's busy time.
     ingress: VecDeque<Frame>,
@@ -214,6 +286,13 @@ struct Station {
     loaded: bool,
     cpu_busy: Time,
     stats: StationStats,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Data,
+    Ack,
+    Mgmt,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,6 +329,12 @@ pub struct Dcf {
     /// Stations whose countdown restarts after a NAV set at the end of a data frame
     /// ([`Dcf::tx_end`] fills it, [`Dcf::tx_end_finish`] empties it).
     deferred: Vec<usize>,
+    /// HWMP paths (originator, target, first PREQ time), set by the line builder.
+    hwmp_paths: Vec<(usize, usize, Time)>,
+    /// The last PREQ id of each path.
+    preq_ids: Vec<u32>,
+    /// Management frames queued so far, by kind: beacons, PREQs, PREPs (not in the output).
+    pub mgmt_queued: [u64; 3],
 }
 
 /// Where a decoded frame goes: station `at` of the medium received it.
@@ -279,6 +364,10 @@ impl Dcf {
                 last_rx: Vec::new(),
                 acking: false,
                 ack_due: None,
+                ack_wait: cfg.phy.ack_timeout(),
+                rc: Vec::new(),
+                mgmt: VecDeque::new(),
+                preq_seen: Vec::new(),
                 ingress: VecDeque::new(),
                 cpu: None,
                 loaded: false,
@@ -286,7 +375,14 @@ impl Dcf {
                 stats: StationStats { station: i, ..StationStats::default() },
             })
             .collect();
-        Dcf { cfg, nodes, base, st, txs: Vec::with_capacity(8), rng, bg_rng, bg_active: 0, index, next_id: 0, deferred: Vec::new() }
+        Dcf { cfg, nodes, base, st, txs: Vec::with_capacity(8), rng, bg_rng, bg_active: 0, index, next_id: 0, deferred: Vec::new(), hwmp_paths: Vec::new(), preq_ids: Vec::new(), mgmt_queued: [0; 3] }
+    }
+
+    /// The paths whose HWMP frames the medium sends (`hwmp = "reactive"`): (originator,
+    /// target, time of the first PREQ).
+    pub fn set_hwmp_paths(&mut self, paths: Vec<(usize, usize, Time)>) {
+        self.preq_ids = vec![0; paths.len()];
+        self.hwmp_paths = paths;
     }
 
     pub fn stations(&self) -> usize {
@@ -304,6 +400,76 @@ impl Dcf {
             let t = self.bg_gap();
             q.schedule(t, Event::AirBackground(self.index));
         }
+        if self.cfg.hwmp {
+            for (k, &(orig, _, at)) in self.hwmp_paths.iter().enumerate() {
+                q.schedule(at, Event::AirMgmt { station: self.ev_station(orig) as u16, kind: k as u32 + 1 });
+            }
+        }
+        if self.cfg.mesh_beacons {
+            let n = self.st.len() as Time;
+            for i in 0..self.st.len() {
+                q.schedule(i as Time * BEACON_INTERVAL / n, Event::AirMgmt { station: self.ev_station(i) as u16, kind: 0 });
+            }
+        }
+    }
+
+    /// A management timer of station i: `kind` 0 a beacon, k > 0 the PREQ of HWMP path k - 1.
+    pub fn mgmt_timer(&mut self, cx: &mut Cx, i: usize, kind: u32) {
+        let ev = Event::AirMgmt { station: self.ev_station(i) as u16, kind };
+        if kind == 0 {
+            self.mgmt_queued[0] += 1;
+            self.st[i].mgmt.push_back(Mgmt::Beacon);
+            cx.q.schedule(cx.now + BEACON_INTERVAL, ev);
+        } else {
+            let k = kind as usize - 1;
+            let (orig, target, _) = self.hwmp_paths[k];
+            self.preq_ids[k] += 1;
+            let id = self.preq_ids[k];
+            self.mgmt_queued[1] += 1;
+            self.st[i].mgmt.push_back(Mgmt::Preq { orig: orig as u16, target: target as u16, id });
+            cx.q.schedule(cx.now + HWMP_PATH_REFRESH, ev);
+        }
+        self.contend(cx, i);
+    }
+
+    /// Station `r` has seen PREQ `id` of originator `orig` (true if it had already).
+    fn preq_seen(&mut self, r: usize, orig: u16, id: u32) -> bool {
+        let seen = &mut self.st[r].preq_seen;
+        match seen.iter_mut().find(|e| e.0 == orig) {
+            Some(e) if e.1 >= id => true,
+            Some(e) => {
+                e.1 = id;
+                false
+            }
+            None => {
+                seen.push((orig, id));
+                false
+            }
+        }
+    }
+
+    fn mgmt_airtime(&self, m: Mgmt) -> Time {
+        let bytes = match m {
+            Mgmt::Beacon => BEACON_BYTES,
+            Mgmt::Preq { .. } => PREQ_BYTES,
+            Mgmt::Prep { .. } => PREP_BYTES,
+        };
+        self.cfg.phy.legacy_airtime(bytes, MGMT_RATE_BPS)
+    }
+
+    /// Station i's rate adaptation toward station `to`.
+    fn rc(&mut self, i: usize, to: usize) -> &mut Arf {
+        let adaptive = self.cfg.rate_control == RateControl::Aarf;
+        let n = self.cfg.phy.ladder().len();
+        let rc = &mut self.st[i].rc;
+        let k = match rc.iter().position(|e| e.0 == to) {
+            Some(k) => k,
+            None => {
+                rc.push((to, Arf::new(adaptive, n)));
+                rc.len() - 1
+            }
+        };
+        &mut rc[k].1
     }
 
     fn ev_station(&self, i: usize) -> u32 {
@@ -437,7 +603,7 @@ impl Dcf {
             return;
         }
         s.queue.push_back(frame);
-        if s.queue.len() == 1 && s.state == St::Idle {
+        if s.queue.len() == 1 && s.state == St::Idle && s.mgmt.is_empty() {
             self.contend(cx, i);
         }
     }
@@ -464,10 +630,10 @@ impl Dcf {
     /// Start or resume the backoff countdown of station i if it has a frame and hears silence.
     fn contend(&mut self, cx: &mut Cx, i: usize) {
         let now = cx.now;
-        if self.st[i].queue.is_empty() || self.st[i].state != St::Idle {
+        if (self.st[i].queue.is_empty() && self.st[i].mgmt.is_empty()) || self.st[i].state != St::Idle {
             return;
         }
-        if self.cfg.host.egress > 0 && !self.st[i].loaded {
+        if self.cfg.host.egress > 0 && !self.st[i].loaded && self.st[i].mgmt.is_empty() {
             // The NIC does not have the frame yet: the host's CPU must hand it over first.
             self.cpu_kick(cx, i);
             return;
@@ -521,23 +687,41 @@ impl Dcf {
     }
 
     fn transmit(&mut self, cx: &mut Cx, i: usize) {
+        if let Some(&m) = self.st[i].mgmt.front() {
+            if self.st[i].retries == 0 {
+                let d = self.mgmt_airtime(m);
+                let s = &mut self.st[i];
+                s.access_at = None;
+                s.backoff = None;
+                self.start_tx(cx, i, i, d, Kind::Mgmt, 0, 0);
+                return;
+            }
+        }
         let f = self.st[i].queue[0];
-        let d = self.cfg.phy.data_airtime(f.ip_bytes());
+        let (d, ack_dur) = match self.cfg.rate_control {
+            RateControl::Fixed => (self.cfg.phy.data_airtime(f.ip_bytes()), self.cfg.phy.ack_airtime()),
+            RateControl::Arf | RateControl::Aarf => {
+                let k = self.rc(i, f.to as usize).rate;
+                let (rate, ack_rate) = self.cfg.phy.ladder()[k];
+                (self.cfg.phy.data_airtime_at(f.ip_bytes(), rate), self.cfg.phy.ack_airtime_at(ack_rate))
+            }
+        };
         let s = &mut self.st[i];
         s.access_at = None;
         s.backoff = None;
         s.stats.tx_attempts += 1;
-        self.start_tx(cx, i, f.to as usize, d, false, f.id);
+        self.start_tx(cx, i, f.to as usize, d, Kind::Data, f.id, ack_dur);
     }
 
     /// Station j sends the MAC ACK it owes (SIFS after a decoded frame).
     pub fn ack_start(&mut self, cx: &mut Cx, j: usize) {
-        let (to, id) = self.st[j].ack_due.take().expect("a MAC ACK due");
-        let d = self.cfg.phy.ack_airtime();
-        self.start_tx(cx, j, to, d, true, id);
+        let (to, id, d) = self.st[j].ack_due.take().expect("a MAC ACK due");
+        self.start_tx(cx, j, to, d, Kind::Ack, id, 0);
     }
 
-    fn start_tx(&mut self, cx: &mut Cx, from: usize, to: usize, dur: Time, ack: bool, frame_id: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn start_tx(&mut self, cx: &mut Cx, from: usize, to: usize, dur: Time, kind: Kind, frame_id: u64, ack_dur: Time) {
+        let ack = kind == Kind::Ack;
         // Interference: this transmission corrupts receptions in progress at receivers within
         // if_reach (including a receiver that is itself this sender: half duplex).
         for t in self.txs.iter_mut() {
@@ -548,7 +732,7 @@ impl Dcf {
         // And it is itself corrupted by transmissions already on the air near its receiver, by
         // its receiver transmitting, and by background frames.
         let corrupted = self.bg_active > 0 || self.txs.iter().any(|t| dist(t.from, to) <= self.cfg.if_reach);
-        self.txs.push(Tx::new(from, to, corrupted, ack, frame_id));
+        self.txs.push(Tx { from, to, corrupted, ack, mgmt: kind == Kind::Mgmt, frame_id, ack_dur });
         if ack {
             self.st[from].acking = true;
         } else {
@@ -591,8 +775,14 @@ impl Dcf {
             self.contend(cx, from);
             return None;
         }
-        let (sifs, ack_airtime, ack_timeout) = (self.cfg.phy.sifs, self.cfg.phy.ack_airtime(), self.cfg.phy.ack_timeout());
+        if tx.mgmt {
+            self.mgmt_end(cx, from);
+            return None;
+        }
+        let (sifs, ack_airtime) = (self.cfg.phy.sifs, tx.ack_dur);
+        let ack_timeout = sifs + self.cfg.phy.slot + ack_airtime;
         // A data frame: the sender now waits for the ACK.
+        self.st[from].ack_wait = ack_timeout;
         self.st[from].state = St::WaitAck;
         self.st[from].gen += 1;
         let gen = self.st[from].gen;
@@ -617,7 +807,7 @@ impl Dcf {
         }
         if ok {
             debug_assert!(self.st[j].ack_due.is_none(), "one MAC ACK due per station");
-            self.st[j].ack_due = Some((from, tx.frame_id));
+            self.st[j].ack_due = Some((from, tx.frame_id, ack_airtime));
             cx.q.schedule(now + sifs, Event::AirAckStart(self.ev_station(j)));
             let frame = *self.st[from].queue.front().expect("the frame being sent");
             let dup = self.st[j].last_rx.iter().any(|&(n, id)| n == from && id == frame.id);
@@ -632,6 +822,49 @@ impl Dcf {
         None
     }
 
+    /// A management broadcast of station `from` ended: it goes back to contending, and the
+    /// frames it triggers join their stations' management queues.
+    fn mgmt_end(&mut self, cx: &mut Cx, from: usize) {
+        let now = cx.now;
+        let m = self.st[from].mgmt.pop_front().expect("the management frame sent");
+        let s = &mut self.st[from];
+        s.state = St::Idle;
+        s.backoff = None;
+        if s.busy == 0 {
+            s.idle_since = now;
+        }
+        s.gen += 1;
+        let mut woken: Vec<usize> = Vec::new();
+        match m {
+            Mgmt::Beacon => {}
+            Mgmt::Preq { orig, target, id } => {
+                let reach = self.cfg.rx_reach;
+                for r in 0..self.st.len() {
+                    if r == from || r == orig as usize || dist(r, from) > reach || self.preq_seen(r, orig, id) {
+                        continue;
+                    }
+                    let next = if r == target as usize { Mgmt::Prep { orig } } else { Mgmt::Preq { orig, target, id } };
+                    self.mgmt_queued[if r == target as usize { 2 } else { 1 }] += 1;
+                    self.st[r].mgmt.push_back(next);
+                    woken.push(r);
+                }
+            }
+            Mgmt::Prep { orig } => {
+                let o = orig as usize;
+                let next = if o > from { from + 1 } else { from - 1 };
+                if next != o {
+                    self.mgmt_queued[2] += 1;
+                    self.st[next].mgmt.push_back(Mgmt::Prep { orig });
+                    woken.push(next);
+                }
+            }
+        }
+        self.contend(cx, from);
+        for r in woken {
+            self.contend(cx, r);
+        }
+    }
+
     /// The rest of [`Dcf::tx_end`], after the decoded frame (if any) was passed on: the
     /// stations that set a NAV resume their countdowns.
     pub fn tx_end_finish(&mut self, cx: &mut Cx) {
@@ -644,6 +877,10 @@ impl Dcf {
 
     fn ack_received(&mut self, cx: &mut Cx, i: usize) {
         let cw_min = self.cfg.phy.cw_min;
+        if self.cfg.rate_control != RateControl::Fixed {
+            let to = self.st[i].queue.front().expect("the frame acknowledged").to as usize;
+            self.rc(i, to).ok();
+        }
         let s = &mut self.st[i];
         s.queue.pop_front();
         s.loaded = false;
@@ -666,6 +903,10 @@ impl Dcf {
             return;
         }
         let (cw_min, cw_max, limit) = (self.cfg.phy.cw_min, self.cfg.phy.cw_max, self.cfg.retry_limit);
+        if self.cfg.rate_control != RateControl::Fixed {
+            let to = self.st[i].queue.front().expect("the frame unacknowledged").to as usize;
+            self.rc(i, to).failed();
+        }
         let s = &mut self.st[i];
         s.stats.ack_timeouts += 1;
         s.state = St::Idle;
@@ -681,7 +922,7 @@ impl Dcf {
             s.cw = (2 * (s.cw + 1) - 1).min(cw_max);
         }
         s.backoff = None;
-        s.idle_since = s.idle_since.max(cx.now - self.cfg.phy.ack_timeout());
+        s.idle_since = s.idle_since.max(cx.now - s.ack_wait);
         self.contend(cx, i);
     }
 }

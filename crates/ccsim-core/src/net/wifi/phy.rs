@@ -56,6 +56,35 @@ impl Phy {
         self.airtime_with(self.ack_preamble, self.ack_bytes, self.basic_rate_bps)
     }
 
+    /// The data rates rate adaptation chooses from (`[wireless] rate_control`), lowest first,
+    /// each with the rate of the ACK it elicits: the highest basic rate (6, 12, 24 Mbps, the
+    /// mandatory OFDM rates) not above the data rate, or for HT not above the MCS's non-HT
+    /// reference rate (IEEE 802.11-2016 10.6.6.5.2 and 10.6.6.5.3; MCS 0..7 reference 6, 12,
+    /// 18, 24, 36, 48, 54, 54 Mbps). The last entry is the profile's fixed rate and ACK rate.
+    pub fn ladder(&self) -> &'static [(u64, u64)] {
+        const M: u64 = 1_000_000;
+        match self.name {
+            "80211g" => &[(6 * M, 6 * M), (9 * M, 6 * M), (12 * M, 12 * M), (18 * M, 12 * M), (24 * M, 24 * M), (36 * M, 24 * M), (48 * M, 24 * M), (54 * M, 24 * M)],
+            _ => &[(6_500_000, 6 * M), (13 * M, 12 * M), (19_500_000, 12 * M), (26 * M, 24 * M), (39 * M, 24 * M), (52 * M, 24 * M), (58_500_000, 24 * M), (65 * M, 24 * M)],
+        }
+    }
+
+    /// Airtime of a data frame carrying an IP packet of `ip_bytes` at `rate_bps`.
+    pub fn data_airtime_at(&self, ip_bytes: u32, rate_bps: u64) -> Time {
+        self.airtime(ip_bytes + self.mac_overhead, rate_bps)
+    }
+
+    /// An ACK at `rate_bps` (legacy preamble).
+    pub fn ack_airtime_at(&self, rate_bps: u64) -> Time {
+        self.airtime_with(self.ack_preamble, self.ack_bytes, rate_bps)
+    }
+
+    /// A legacy OFDM frame of `bytes` (MPDU) at `rate_bps`, such as a management frame at the
+    /// lowest basic rate: legacy preamble (20 us).
+    pub fn legacy_airtime(&self, bytes: u32, rate_bps: u64) -> Time {
+        self.airtime_with(self.ack_preamble, bytes, rate_bps)
+    }
+
     /// How long a sender waits for the ACK before retrying: SIFS + slot + the ACK's preamble
     /// (the receiver must have started the ACK by then), plus the ACK itself.
     pub fn ack_timeout(&self) -> Time {
@@ -126,5 +155,26 @@ mod tests {
         // ACK, 14 bytes at 24 Mbps: 134 bits / 96 = 2 symbols.
         assert_eq!(g.ack_airtime(), (20 + 8 + 6) * US);
         assert_eq!(g.difs(), 28 * US);
+    }
+
+    /// The ladders end at the fixed rates, so `rate_control = "fixed"` and the top rung agree.
+    #[test]
+    fn ladders_end_at_the_profiles_rates() {
+        for p in [ieee80211g(), ieee80211n_20mhz()] {
+            let &(top, ack) = p.ladder().last().unwrap();
+            assert_eq!((top, ack), (p.data_rate_bps, p.basic_rate_bps));
+            assert_eq!(p.data_airtime_at(1500, top), p.data_airtime(1500));
+            assert_eq!(p.ack_airtime_at(ack), p.ack_airtime());
+            // Every rate gives a whole number of bits per 4 us symbol.
+            for &(r, a) in p.ladder() {
+                assert_eq!(r * 4 % 1_000_000, 0);
+                assert_eq!(a * 4 % 1_000_000, 0);
+            }
+        }
+        // MCS 0: 1538-byte MPDU, (16 + 12304 + 6) / 26 = 474.1 -> 475 symbols = 1900 us.
+        let n = ieee80211n_20mhz();
+        assert_eq!(n.data_airtime_at(1500, 6_500_000), (36 + 1900 + 6) * US);
+        // ACK at 6 Mbps: 134 bits / 24 = 5.6 -> 6 symbols.
+        assert_eq!(n.ack_airtime_at(6_000_000), (20 + 24 + 6) * US);
     }
 }
