@@ -76,9 +76,13 @@ def test_causes_count_failing_claims_by_what_their_counterfactuals_showed():
     c = rep.causes()
     assert [x.claim for x in c["outside"]] == ["a"]
     assert [x.claim for x in c["inside"]] == ["b"]
-    assert [x.claim for x in c["unexplained"]] == ["c"]
+    assert [x.claim for x in c["untestable"]] == ["c"]
+    assert c["unexplained"] == []
     assert rep.causes_text() == ("of the 3 seed claims that do not hold, 1 fail for a demonstrated cause outside ccsim, "
-                                 "1 for a demonstrated cause in ccsim, 1 are unexplained")
+                                 "1 for a demonstrated cause in ccsim, 1 for a suspected cause that cannot be tested "
+                                 "here, 0 are unexplained")
+    o.counterfactuals = o.counterfactuals[:-1]
+    assert [x.claim for x in rep.causes()["unexplained"]] == ["c"]
     assert res("c", "testbed", "UNTESTABLE").outcome == "cannot be tested here, because -"
 
 

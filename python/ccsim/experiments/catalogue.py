@@ -663,6 +663,57 @@ def _e5_bbr_claim(d: Data) -> Verdict:
 
 
 # ---------------------------------------------------------------------------------------
+# E4's counterfactuals (issue 17, item 5): mechanisms a real 802.11s mesh has and ccsim's line
+# leaves out, one at a time (validation/e4/results.md has the measurements and ns-3's mesh)
+# ---------------------------------------------------------------------------------------
+
+_E4_MECHANISMS = [
+    ("one-room", "every station senses and is disturbed by every other (cs_reach = if_reach = 64: one room)",
+     "testbed", {"wireless.cs_reach": 64, "wireless.if_reach": 64},
+     "The darkroom had every node in one room; ccsim's default senses two hops and decodes one."),
+    ("hidden-at-2-hops", "stations two hops apart do not sense each other but still interfere (cs_reach = 1, if_reach = 2)",
+     "setup", {"wireless.cs_reach": 1, "wireless.if_reach": 2},
+     "What ns-3's mesh at 50 m spacing has (validation/ns3-mesh); the seed gives no spacing or signal levels."),
+    ("rate-control-arf", "the stations adapt their rate (ARF, as ns-3's ArfWifiManager) instead of a fixed MCS 7",
+     "testbed", {"wireless.rate_control": "arf"},
+     "Real meshes adapt their rate (Linux: minstrel_ht); ccsim has no SNR model, so a lower rate only lengthens frames. "
+     "ARF steepens the darkroom's fall by a collapse at 3 hops (it reads hidden terminals' collisions as a bad channel "
+     "and slows down, which lengthens the frames that collide), not by the paper's straight line; indoors it never "
+     "leaves MCS 0 and stalls."),
+    ("hwmp-beacons", "HWMP path selection frames (PREQ/PREP every 5.12 s per path) and mesh beacons take airtime",
+     "testbed", {"wireless.hwmp": "reactive", "wireless.mesh_beacons": True},
+     "Airtime only: routes stay static."),
+]
+_E4_TCP_ONLY = [
+    ("rpi3-host", "the hosts are Raspberry Pi 3s (host = rpi3: per-packet CPU cost)", "testbed", {"wireless.host": "rpi3"},
+     "e4-exp1 (UDP) already runs with it."),
+    ("acks-out-of-band", "TCP ACKs do not contend for the channel (tcp_acks = out-of-band)", "ccsim",
+     {"wireless.tcp_acks": "out-of-band"}, "ccsim's TCP ACKs are 802.11 frames on the line, as in a real mesh."),
+]
+_E4_PEERING = Counterfactual(
+    "peer-link-teardown", "mesh peer links close after failed frames", ("fit-exponents",), "testbed",
+    untestable=("ccsim models no mesh peering. In ns-3's 802.11s mesh, closing a peer link after 2 failed frames or 2 lost "
+                "beacons (its defaults) turns a hidden terminal's collisions into broken routes: the 2-hop throughput "
+                "quadruples (0.60 -> 2.47 Mbps) when it is disabled (validation/e4/results.md). Linux's mesh closes peer "
+                "links on inactivity, not after two failed frames, so ccsim does not model it"),
+)
+
+
+def _e4_cfs(claims: tuple[str, ...], tcp: bool) -> tuple[Counterfactual, ...]:
+    rows = _E4_MECHANISMS + (_E4_TCP_ONLY if tcp else [])
+    out = tuple(Counterfactual(i, change, claims, kind, set=keys, note=note) for i, change, kind, keys, note in rows)
+    return out + ((dataclasses.replace(_E4_PEERING, claims=claims),) if tcp else ())
+
+
+_E4_MODEL_ALGEBRA = Counterfactual(
+    "eq13-exact", "eq. 13 is solved exactly instead of approximated", ("exponent-1.75",), "reading",
+    untestable=("the claim is the paper's algebra, not a measurement. ccsim.models solves eq. 13 exactly with the paper's "
+                "constants (k = 2.07) and with log W_max held constant (2.93); 1.75 needs log W_max held constant and b "
+                "and d dropped as well (docs/models.md): the paper's own approximation, not a cause ccsim can vary"),
+)
+
+
+# ---------------------------------------------------------------------------------------
 # The catalogue
 # ---------------------------------------------------------------------------------------
 
@@ -1232,6 +1283,7 @@ CATALOGUE: list[Experiment] = [
                 "See loss-log-linear: ccsim's loss ratios have a different shape, so the refitted coefficients differ.",
             ),
         ],
+        counterfactuals=_e4_cfs(("loss-log-linear", "global-fit"), tcp=False),
     ),
     Experiment(
         id="e4-exp2",
@@ -1268,6 +1320,7 @@ CATALOGUE: list[Experiment] = [
                 "difference would point at BBR's pacing interacting with the DCF.",
             ),
         ],
+        counterfactuals=_e4_cfs(("fit-exponents",), tcp=True),
     ),
     Experiment(
         id="e4-model",
@@ -1298,6 +1351,7 @@ CATALOGUE: list[Experiment] = [
                 "different in shape (e4-exp1), so the two need not agree.",
             ),
         ],
+        counterfactuals=(_E4_MODEL_ALGEBRA,) + _e4_cfs(("model-matches-simulation",), tcp=True)[:-1],
     ),
     Experiment(
         id="e5-mathis",

@@ -106,6 +106,10 @@ def derive(e: "Experiment", cf: Counterfactual, by_id: Mapping[str, "Experiment"
     if not cf.makes_runs:
         return dataclasses.replace(e, id=new_id, claims=claims, needs=needs, runs_from=e.data_id,
                                    counterfactuals=(), transform=None)
+    if e.runs_from and any(x.id == cf.id and x.makes_runs for x in by_id[e.runs_from].counterfactuals):
+        # The entry whose runs this one reads has the same counterfactual: read its runs.
+        return dataclasses.replace(e, id=new_id, claims=claims, needs=needs, runs_from=derived_id(e.runs_from, cf),
+                                   counterfactuals=(), transform=None)
     src = by_id[e.data_id]
     full_sweep = cf.sweep if cf.sweep is not None else src.full.sweep
     quick_sweep = cf.quick_sweep if cf.quick_sweep is not None else (cf.sweep if cf.sweep is not None else src.quick.sweep)

@@ -118,17 +118,21 @@ class ReproduceReport:
     def causes(self) -> dict[str, list[ClaimResult]]:
         """The seed claims that do not hold, by what their counterfactuals showed: "outside"
         (one holds when a cause outside ccsim is changed: a reading of the paper, its set-up or
-        its test bed), "inside" (only when a cause in ccsim's model is changed) and
-        "unexplained" (none holds, or none was run)."""
-        out: dict[str, list[ClaimResult]] = {"outside": [], "inside": [], "unexplained": []}
+        its test bed), "inside" (only when a cause in ccsim's model is changed), "untestable"
+        (none that ran holds, and a suspected cause cannot be tested here) and "unexplained"
+        (none holds, or none was run)."""
+        out: dict[str, list[ClaimResult]] = {"outside": [], "inside": [], "untestable": [], "unexplained": []}
         for o in self.outcomes:
             if o.experiment.beyond_seeds:
                 continue
             for c in o.claims:
                 if c.status == "PASS":
                     continue
-                held = {r.counterfactual.kind for r in o.counterfactuals if r.claim == c.claim and r.status == "PASS"}
-                out["outside" if held - {"ccsim"} else "inside" if held else "unexplained"].append(c)
+                mine = [r for r in o.counterfactuals if r.claim == c.claim]
+                held = {r.counterfactual.kind for r in mine if r.status == "PASS"}
+                untestable = any(r.status == "UNTESTABLE" for r in mine)
+                out["outside" if held - {"ccsim"} else "inside" if held else "untestable" if untestable
+                    else "unexplained"].append(c)
         return out
 
     def causes_text(self) -> str:
@@ -141,7 +145,8 @@ class ReproduceReport:
         if n == 0:
             return ""
         return (f"of the {n} seed claims that do not hold, {len(c['outside'])} fail for a demonstrated cause outside "
-                f"ccsim, {len(c['inside'])} for a demonstrated cause in ccsim, {len(c['unexplained'])} are unexplained")
+                f"ccsim, {len(c['inside'])} for a demonstrated cause in ccsim, {len(c['untestable'])} for a suspected "
+                f"cause that cannot be tested here, {len(c['unexplained'])} are unexplained")
 
     def claims_text(self) -> str:
         """"19 of 29 seed claims hold", and for the comparisons beyond the seeds (BBRv3, ...)
