@@ -45,23 +45,37 @@ from ccsim.experiments.claims import Data  # noqa: E402
 from ccsim.stats import spread  # noqa: E402
 from run import update_docs  # noqa: E402
 
-QUANTITIES = ("bbr_mbps", "cubic_mbps", "total_mbps", "bbr_retransmits", "cubic_retransmits", "queue_delay_ms")
+QUANTITIES = ("bbr_mbps", "cubic_mbps", "total_mbps", "bbr_retransmits", "cubic_retransmits", "queue_delay_ms",
+              "bbr_cwnd_over_bdp", "bbr_rtprop_ms")
 
 
-def scenario(seconds: int, seed: int) -> dict[str, Any]:
+def scenario(seconds: int, seed: int, sample: str = "1s") -> dict[str, Any]:
     sc = _e3_base({"cc": "bbr"}, {"cc": "cubic"})
     sc["duration"] = f"{seconds}s"
     sc["seed"] = seed
+    sc["sample_interval"] = sample
     return sc
 
 
-def numbers(d: dict[str, Any]) -> dict[str, float]:
+def numbers(d: dict[str, Any], ts: pd.DataFrame | None = None) -> dict[str, float]:
+    """A run's quantities. With its time series, also BBR's cwnd over its own BDP estimate
+    (btlbw x rtprop; median over samples after 10 s: 2 plus the allowances for TSO quanta and
+    ACK aggregation) and its mean RTprop."""
     f = d["flows"]
-    return {
+    out = {
         "bbr_mbps": f[0]["throughput_mbps"], "cubic_mbps": f[1]["throughput_mbps"],
         "total_mbps": d["total_throughput_mbps"], "bbr_retransmits": f[0]["retransmits"],
         "cubic_retransmits": f[1]["retransmits"], "queue_delay_ms": d["bottleneck"]["queue_delay_mean_ms"],
+        "bbr_cwnd_over_bdp": math.nan, "bbr_rtprop_ms": math.nan,
     }
+    if ts is not None and {"cwnd_pkts", "btlbw_mbps", "rtprop_ms"} <= set(ts.columns):
+        b = ts[(ts.flow == 0) & (ts.time_s > 10)].dropna(subset=["cwnd_pkts", "btlbw_mbps", "rtprop_ms"])
+        bdp = b.btlbw_mbps * 1e6 / 8 * b.rtprop_ms / 1e3 / (1448 + 52)
+        ok = bdp > 0
+        if ok.any():
+            out["bbr_cwnd_over_bdp"] = float((b.cwnd_pkts[ok] / bdp[ok]).median())
+            out["bbr_rtprop_ms"] = float(b.rtprop_ms.mean())
+    return out
 
 
 def fig4_claims(results: list[tuple[str, pd.DataFrame, float]]) -> dict[str, float]:
@@ -102,16 +116,19 @@ def main() -> int:
     def save() -> None:
         cache_path.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
 
-    sim = [numbers(ccsim.run(scenario(60, s), timeseries=False).to_dict()) for s in range(1, args.sim_seeds + 1)]
+    sim = []
+    for s in range(1, args.sim_seeds + 1):
+        r = ccsim.run(scenario(60, s, "100ms"))
+        sim.append(numbers(r.to_dict(), r.timeseries))
     cache["sim"] = sim
     emu = []
     for s in range(1, args.kernel_runs + 1):
         key = f"point-60s-seed{s}"
         if key not in kernel:
             t0 = time.time()
-            res = ccsim.emulate(scenario(60, s))
+            res = ccsim.emulate(scenario(60, s, "100ms"))
             d = res.to_dict()
-            kernel[key] = {**numbers(d), "emulator": d.get("emulator"), "kernel": d.get("kernel")}
+            kernel[key] = {**numbers(d, res.timeseries), "emulator": d.get("emulator"), "kernel": d.get("kernel")}
             save()
             print(f"{key}: BBR {kernel[key]['bbr_mbps']:.2f} CUBIC {kernel[key]['cubic_mbps']:.2f} "
                   f"({time.time() - t0:.0f} s)", flush=True)
@@ -140,6 +157,8 @@ def main() -> int:
         a, b = [r[q] for r in sim], [r[q] for r in emu]
         diff = (sum(a) / len(a) - sum(b) / len(b)) / (sum(b) / len(b)) if emu and sum(b) else math.nan
         md.append(f"| {q} | {side(sim, q)} | {side(emu, q) if emu else '-'} | {diff:+.1%} | {welch(a, b):.3f} |")
+    md += ["", "bbr_cwnd_over_bdp: BBR's cwnd over its own estimate btlbw x rtprop, median of the 100 ms samples after "
+               "10 s (the cwnd gain 2 plus BBR's allowances in packets)."]
     if fig4_emu:
         cs, ce = fig4_claims(fig4_sim), fig4_claims(fig4_emu)
         md += ["", f"e3-fig4's claims, {len(fig4_sim)} runs of 120 s per side (the catalogue's checks: BBR's swing CV "
