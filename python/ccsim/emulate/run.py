@@ -555,7 +555,9 @@ def _timeseries(p: Plan, epoch: int, flows: list, queue: dict[str, list]) -> dic
 
         per["cwnd_pkts"].append(at("snd_cwnd"))
         per["srtt_ms"].append(at("rtt_us", 1e-3))
-        per["rtprop_ms"].append(at("min_rtt_us", 1e-3))
+        # The schema's rtprop_ms is the algorithm's RTprop: BBR's own min_rtt (TCP_CC_INFO),
+        # not the stack's windowed tcpi_min_rtt; NaN for other algorithms, as in a simulation.
+        per["rtprop_ms"].append(at("bbr_min_rtt_us", 1e-3))
         per["pacing_rate_mbps"].append(at("pacing_rate", 8e-6))
         per["btlbw_mbps"].append(at("bbr_bw", 8e-6))  # TCP_CC_INFO, BBR only
         per["inflight_pkts"].append(at("unacked") - at("sacked") - at("lost") + at("retrans"))
