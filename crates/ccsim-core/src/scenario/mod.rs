@@ -219,6 +219,12 @@ pub struct BottleneckConfig {
     pub qdisc: qdisc::QdiscConfig,
     /// A trace or schedules in place of the constant rate, delay or loss.
     pub vary: varying::VarySpec,
+    /// `tick`: serve the bottleneck direction as a FreeBSD Dummynet pipe on a kernel tick of
+    /// this length (see [`crate::net::link::TickPipe`]); None: the exact link.
+    pub tick: Option<Time>,
+    /// `tick_acks`: the ACK direction is a Dummynet pipe too (the delay only, `bw 0`), on the
+    /// same tick.
+    pub tick_acks: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -314,7 +320,9 @@ const WIFI_KEYS: &[&str] = &[
 pub const MAX_STATIONS: usize = 65_535;
 const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn", "reorder"];
 const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn", "reorder"];
-const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn", "reorder"];
+const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn", "reorder", "tick", "tick_acks"];
+/// Accepted values of `bottleneck.tick`.
+const TICK_HELP: &str = "a kernel tick from 1us to 1s, e.g. \"1ms\" (Dummynet at HZ = 1000), or no key for the exact link";
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
     "recovery", "ecn",
@@ -1542,6 +1550,31 @@ impl Scenario {
             bnorm.insert("reorder".into(), v.clone());
         }
         let qdisc = qdisc::parse(&b, None, false, &mut bnorm)?;
+        let tick = match b.get("tick") {
+            None => None,
+            Some(v) => {
+                let t = time_in("bottleneck.tick", v, crate::time::US, SEC, TICK_HELP)?;
+                if vary.rate.is_some() || vary.delay.is_some() {
+                    return err("bottleneck.tick", "a Dummynet pipe has a constant rate and delay; accepted: a tick with a constant bottleneck.rate and bottleneck.delay, or no tick");
+                }
+                if !qdisc.is_fifo() {
+                    return err("bottleneck.tick", format!("a Dummynet pipe is a FIFO; accepted: a tick with qdisc = \"fifo\" and no ECN, or no tick (qdisc is {:?})", qdisc.name));
+                }
+                bnorm.insert("tick".into(), v.clone());
+                Some(t)
+            }
+        };
+        let tick_acks = match b.get("tick_acks") {
+            None => false,
+            Some(v) => {
+                let on = boolean("bottleneck.tick_acks", v)?;
+                if on && tick.is_none() {
+                    return err("bottleneck.tick_acks", "true needs a Dummynet tick; accepted: true with bottleneck.tick set, or false");
+                }
+                bnorm.insert("tick_acks".into(), v.clone());
+                on
+            }
+        };
         norm.insert("bottleneck".into(), Value::Object(bnorm));
         norm.insert("tcp".into(), Value::Object(tcp_norm));
         if top.get("flows").is_some() {
@@ -1557,7 +1590,7 @@ impl Scenario {
             duration,
             seed,
             sample_interval: c.sample_interval,
-            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc, vary }),
+            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc, vary, tick, tick_acks }),
             flows,
             workloads: wls,
             normalized: Value::Object(norm),
@@ -1595,6 +1628,42 @@ mod tests {
         let mut v = base();
         v["bottleneck"]["buffer"] = json!("2bdp");
         assert_eq!(Scenario::from_value(&v).unwrap().bottleneck().unwrap().buffer_pkts, Some(67));
+    }
+
+    #[test]
+    fn a_dummynet_tick() {
+        let mut v = base();
+        v["bottleneck"]["tick"] = json!("1ms");
+        let sc = Scenario::from_value(&v).unwrap();
+        assert_eq!(sc.bottleneck().unwrap().tick, Some(MS));
+        assert_eq!(sc.normalized["bottleneck"]["tick"], json!("1ms"));
+        // Absent: the exact link, and no key in the normalised form.
+        let sc = Scenario::from_value(&base()).unwrap();
+        assert_eq!(sc.bottleneck().unwrap().tick, None);
+        assert!(sc.normalized["bottleneck"].get("tick").is_none());
+        let help = "accepted: a kernel tick from 1us to 1s, e.g. \"1ms\" (Dummynet at HZ = 1000), or no key for the exact link";
+        let m = reject(|v| v["bottleneck"]["tick"] = json!("0ms"));
+        assert_eq!(m, format!("bottleneck.tick: \"0ms\" is out of range; {help}"));
+        let m = reject(|v| v["bottleneck"]["tick"] = json!("2s"));
+        assert!(m.starts_with("bottleneck.tick: \"2s\" is out of range") && m.ends_with(help), "{m}");
+        let m = reject(|v| v["bottleneck"]["tick"] = json!("1 tick"));
+        assert!(m.starts_with("bottleneck.tick: malformed time \"1 tick\""), "{m}");
+        let m = reject(|v| v["bottleneck"]["tick"] = json!(1));
+        assert!(m.starts_with("bottleneck.tick: expected a string, got 1"), "{m}");
+        let m = reject(|v| {
+            v["bottleneck"]["tick"] = json!("1ms");
+            v["bottleneck"]["qdisc"] = json!("codel");
+        });
+        assert!(m.starts_with("bottleneck.tick: a Dummynet pipe is a FIFO; accepted:"), "{m}");
+        let m = reject(|v| {
+            v["bottleneck"]["tick"] = json!("1ms");
+            v["bottleneck"]["delay"] = json!({"schedule": [["0s", "20ms"], ["1s", "30ms"]]});
+        });
+        assert!(m.starts_with("bottleneck.tick: a Dummynet pipe has a constant rate and delay"), "{m}");
+        let m = reject(|v| v["bottleneck"]["tick_acks"] = json!(true));
+        assert_eq!(m, "bottleneck.tick_acks: true needs a Dummynet tick; accepted: true with bottleneck.tick set, or false");
+        let m = reject(|v| v["bottleneck"]["tick_acks"] = json!("yes"));
+        assert_eq!(m, "bottleneck.tick_acks: expected true or false, got \"yes\"");
     }
 
     #[test]
