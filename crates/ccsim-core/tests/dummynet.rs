@@ -92,3 +92,34 @@ fn with_tick_acks_the_acks_leave_their_pipe_at_ticks_too() {
     // The minimum RTT: 20 ticks each way, plus the data's ceil(1.2 ticks) at least.
     assert!(s.flows[0].rtt_min_ms >= 42.0 - 1e-9, "{}", s.flows[0].rtt_min_ms);
 }
+
+#[test]
+fn a_ticked_dumbbell_in_the_general_form_gives_the_same_results() {
+    // [bottleneck] tick + tick_acks is [[links]] with tick on the bottleneck link (its
+    // reverse, rateless, inherits it), with access links that are not ticked.
+    let flows = json!([{"cc": "cubic", "access_delay": "2ms"}, {"cc": "bbr", "access_delay": "5ms", "start": "1s"}]);
+    let short = scenario(json!({
+        "duration": "10s",
+        "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "2bdp", "tick": "1ms", "tick_acks": true},
+        "flows": flows,
+    }));
+    let host = |name: &str, delay: &str| {
+        json!({"between": [name, "router"], "rate": "1Gbps", "delay": delay, "buffer": "unlimited", "reverse": {"rate": "unlimited"}})
+    };
+    let general = scenario(json!({
+        "duration": "10s",
+        "links": [host("s0", "2ms"), host("s1", "5ms"),
+                  {"between": ["router", "receiver"], "rate": "10Mbps", "delay": "20ms", "buffer": "2bdp", "tick": "1ms",
+                   "reverse": {"rate": "unlimited"}}],
+        "flows": [{"cc": "cubic", "src": "s0", "dst": "receiver"}, {"cc": "bbr", "src": "s1", "dst": "receiver", "start": "1s"}],
+    }));
+    let a = run(&short, Some(2)).summary;
+    let b = run(&general, Some(2)).summary;
+    assert_eq!(a.events, b.events);
+    for (x, y) in a.flows.iter().zip(&b.flows) {
+        assert_eq!((x.throughput_mbps, x.retransmits, x.rtt_min_ms), (y.throughput_mbps, y.retransmits, y.rtt_min_ms));
+    }
+    // Not the exact link's.
+    let plain = scenario(json!({"duration": "10s", "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "2bdp"}, "flows": flows}));
+    assert_ne!(run(&plain, Some(2)).summary.flows[0].throughput_mbps, a.flows[0].throughput_mbps);
+}

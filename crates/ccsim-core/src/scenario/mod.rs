@@ -318,8 +318,8 @@ const WIFI_KEYS: &[&str] = &[
 ];
 /// Most stations over all `[[wifi]]` lines (events name a station by a 16-bit number).
 pub const MAX_STATIONS: usize = 65_535;
-const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn", "reorder"];
-const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn", "reorder"];
+const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn", "reorder", "tick"];
+const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn", "reorder", "tick"];
 const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn", "reorder", "tick", "tick_acks"];
 /// Accepted values of `bottleneck.tick`.
 const TICK_HELP: &str = "a kernel tick from 1us to 1s, e.g. \"1ms\" (Dummynet at HZ = 1000), or no key for the exact link";
@@ -1135,6 +1135,17 @@ fn node_list(topo: &Topology) -> String {
     names.join(", ")
 }
 
+/// A Dummynet tick (`path`) needs a constant rate and delay and the FIFO.
+fn check_tick(path: &str, vary: &varying::VarySpec, qdisc: &qdisc::QdiscConfig) -> Result<(), ScenarioError> {
+    if vary.rate.is_some() || vary.delay.is_some() {
+        return err(path, "a Dummynet pipe has a constant rate and delay; accepted: a tick with a constant rate and delay, or no tick");
+    }
+    if !qdisc.is_fifo() {
+        return err(path, format!("a Dummynet pipe is a FIFO; accepted: a tick with qdisc = \"fifo\" and no ECN, or no tick (qdisc is {:?})", qdisc.name));
+    }
+    Ok(())
+}
+
 /// One direction of a `[[links]]` entry: `rate`, `delay`, `buffer`, `loss` from table `t`,
 /// missing ones from `base` (the entry's forward direction, for `reverse`) or the defaults.
 /// Returns the spec and its normalised table.
@@ -1224,7 +1235,18 @@ fn parse_dir(t: &Table, base: Option<(&DirSpec, &Map<String, Value>)>) -> Result
         return err(&t.p(k), "a schedule on an unlimited direction; accepted: a schedule on a direction with a rate (a constant rate, a trace or a rate schedule), or a constant value");
     }
     let qdisc = qdisc::parse(t, base.map(|(b, _)| &b.qdisc), rate_bps == 0, &mut norm)?;
-    Ok((DirSpec { rate_bps, delay, buffer, loss, qdisc, vary }, norm))
+    let tick = match (t.get("tick"), base) {
+        (None, Some((b, _))) => b.tick,
+        (None, None) => None,
+        (Some(v), _) => {
+            norm.insert("tick".into(), v.clone());
+            Some(time_in(&t.p("tick"), v, crate::time::US, SEC, TICK_HELP)?)
+        }
+    };
+    if tick.is_some() {
+        check_tick(&t.p("tick"), &vary, &qdisc)?;
+    }
+    Ok((DirSpec { rate_bps, delay, buffer, loss, qdisc, vary, tick }, norm))
 }
 
 /// `[[links]]`: the topology (nodes in order of first mention) and its normalised entries.
@@ -1554,12 +1576,7 @@ impl Scenario {
             None => None,
             Some(v) => {
                 let t = time_in("bottleneck.tick", v, crate::time::US, SEC, TICK_HELP)?;
-                if vary.rate.is_some() || vary.delay.is_some() {
-                    return err("bottleneck.tick", "a Dummynet pipe has a constant rate and delay; accepted: a tick with a constant bottleneck.rate and bottleneck.delay, or no tick");
-                }
-                if !qdisc.is_fifo() {
-                    return err("bottleneck.tick", format!("a Dummynet pipe is a FIFO; accepted: a tick with qdisc = \"fifo\" and no ECN, or no tick (qdisc is {:?})", qdisc.name));
-                }
+                check_tick("bottleneck.tick", &vary, &qdisc)?;
                 bnorm.insert("tick".into(), v.clone());
                 Some(t)
             }
@@ -1664,6 +1681,26 @@ mod tests {
         assert_eq!(m, "bottleneck.tick_acks: true needs a Dummynet tick; accepted: true with bottleneck.tick set, or false");
         let m = reject(|v| v["bottleneck"]["tick_acks"] = json!("yes"));
         assert_eq!(m, "bottleneck.tick_acks: expected true or false, got \"yes\"");
+    }
+
+    #[test]
+    fn a_dummynet_tick_on_links() {
+        let links = |extra: Value| {
+            let mut l = json!({"between": ["a", "b"], "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp", "tick": "1ms"});
+            l.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            json!({"duration": "1s", "links": [l], "flows": [{"cc": "cubic", "src": "a", "dst": "b"}]})
+        };
+        let sc = Scenario::from_value(&links(json!({}))).unwrap();
+        let NetworkConfig::Links { topology, .. } = &sc.network else { panic!() };
+        // The reverse inherits the tick, as it inherits the other keys.
+        assert_eq!((topology.links[0].fwd.tick, topology.links[0].rev.tick), (Some(MS), Some(MS)));
+        let sc = Scenario::from_value(&links(json!({"reverse": {"tick": "10ms"}}))).unwrap();
+        let NetworkConfig::Links { topology, .. } = &sc.network else { panic!() };
+        assert_eq!(topology.links[0].rev.tick, Some(10 * MS));
+        let m = Scenario::from_value(&links(json!({"reverse": {"tick": "0s"}}))).unwrap_err().to_string();
+        assert!(m.starts_with("links[0].reverse.tick: \"0s\" is out of range; accepted: a kernel tick"), "{m}");
+        let m = Scenario::from_value(&links(json!({"qdisc": "fq_codel"}))).unwrap_err().to_string();
+        assert!(m.starts_with("links[0].tick: a Dummynet pipe is a FIFO"), "{m}");
     }
 
     #[test]
