@@ -97,7 +97,7 @@ READING = """\
   but less at 2 BDP (1.31x); `lt_bw = false` on top is identical (the long-term sampling
   never engages without a policer).
 - **All four together**: 10.9x at 1 BDP, 1.18x at 2 BDP, total +1.9 %.
-- **The kernel** (Linux 6.18 BBR v1 and CUBIC through ccsim's exact link emulator, 120 s) agrees
+- **The kernel** (Linux 6.18 BBR v1 and CUBIC through ccsim's exact link emulator, 120 s, 7 runs a point) agrees
   with ccsim's baseline: BBR/CUBIC below 2x at 2 BDP, the total flat at 9.5-9.65 Mbps, CUBIC
   above BBR at 12 and 18 BDP. So the two failing claims are not reproduced by real Linux TCP
   on an exact drop-tail link either; what remains untested is the paper's own hosts (their
