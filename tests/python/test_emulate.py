@@ -334,5 +334,8 @@ def test_ignored_lists_what_the_kernel_does_not_apply():
     assert 'flows[1].access_rate = "100Mbps"' in text
     assert "flows[1].initial_cwnd = 4" in text  # the route's initcwnd is the first flow's, 10
     assert "recovery" not in text  # rack is what Linux does
+    assert "tick" not in text
+    sc["bottleneck"]["tick"] = "1ms"
+    assert any(x.startswith('bottleneck.tick = "1ms": the link emulator') for x in ccsim.emulate.plan(sc).ignored)
     assert [f.kernel_cc for f in p.flows] == ["cubic", "bbr"]
     assert p.mtu == 1448 + HEADER_BYTES

@@ -189,3 +189,29 @@ def test_reorder_lets_packets_overtake_after_a_delay_drop():
     assert retx == drops > 0
     retx, drops = run(True)
     assert retx >= drops + 10, (retx, drops)
+
+
+@pytest.mark.parametrize(
+    "extra, field, words",
+    [
+        ({"tick": "0ms"}, "bottleneck.tick", ["\"0ms\" is out of range", "accepted: a kernel tick from 1us to 1s"]),
+        ({"tick": "1 jiffy"}, "bottleneck.tick", ["malformed time \"1 jiffy\""]),
+        ({"tick": "1ms", "qdisc": "codel"}, "bottleneck.tick", ["a Dummynet pipe is a FIFO", "accepted"]),
+        ({"tick_acks": True}, "bottleneck.tick_acks", ["true needs a Dummynet tick", "accepted"]),
+    ],
+)
+def test_bad_dummynet_ticks_are_one_line_errors(runner, tmp_path, extra, field, words):
+    d = base_scenario()
+    d["bottleneck"].update(extra)
+    assert_one_line_error(runner, tmp_path, d, field, words)
+
+
+def test_a_dummynet_tick_delivers_the_rate_and_is_kept_in_the_normalised_scenario():
+    d = base_scenario()
+    d["bottleneck"].update({"tick": "1ms", "tick_acks": True})
+    sc = ccsim.Scenario.from_dict(d)
+    assert sc.validate().to_dict()["bottleneck"]["tick"] == "1ms"
+    res = ccsim.run(sc).to_dict()
+    assert res["bottleneck"]["utilization"] > 0.9
+    # Without the key: no tick in the normalised form (existing scenarios are unchanged).
+    assert "tick" not in ccsim.Scenario.from_dict(base_scenario()).validate().to_dict()["bottleneck"]

@@ -1212,7 +1212,7 @@ impl Sim {
         aqm_drops: bn.aqm_drops(),
         marks: bn.marks(),
         random_losses: st.random_losses,
-        ack_losses: self.net.segment_counts()[bn_rev as usize].2,
+        ack_losses: self.net.segment_counts()[bn_rev as usize].2 + self.net.dirs[bn_rev as usize].link.stats.random_losses,
         utilization: bn.utilization(self.end),
         capacity_mbps: bn.capacity_bits(self.end) / to_secs(self.end) / 1e6,
         queue_mean_pkts: st.queue_area as f64 / self.end as f64,

@@ -118,6 +118,7 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
                 "buffer_bytes": b.buffer_bytes,
                 "loss": b.loss,
                 "ack_loss": b.ack_loss,
+                "tick_ns": b.tick,
             },
             "flows": flows,
         })

@@ -231,6 +231,9 @@ def _ignored(norm: dict[str, Any], res: dict[str, Any], p: Plan) -> list[str]:
         for g, grp in enumerate(groups):
             if name in grp and flows_of[g][0]["tcp"][key] != linux:
                 out.append(f"flows[{g}].{name} = {_show(grp[name])}: {why}")
+    if "tick" in norm["bottleneck"]:
+        out.append(f"bottleneck.tick = {_show(norm['bottleneck']['tick'])}: the link emulator serves every packet at "
+                   "its exact time (no Dummynet tick)")
     defaults = {a["name"]: {q["name"]: q["default"] for q in a.get("params", [])} for a in algorithms()}
     for g, grp in enumerate(groups):
         for k, v in (grp.get("params") or {}).items():

@@ -83,6 +83,74 @@ pub struct Link<T> {
     pub stats: LinkStats,
     /// Time-varying rate or delay (None: the constant fast path).
     pub varying: Option<Box<Varying>>,
+    /// Serve as a FreeBSD Dummynet pipe, on a kernel tick (None: the exact link above).
+    pub tick: Option<Box<TickPipe>>,
+}
+
+/// A FreeBSD Dummynet pipe's timing (ipfw `pipe N config bw R delay D`, FIFO scheduler), in
+/// place of the exact serialisation: Dummynet runs once per kernel tick (HZ = 1000: 1 ms) and
+/// counts time in whole ticks. Followed from FreeBSD's sys/netpfil/ipfw (the 2010 rewrite, the
+/// same in every release since 8.x):
+///
+/// - ip_dn_io.c `dummynet_io`: a packet arriving at an idle scheduler instance at tick `n`
+///   (`dn_cfg.curr_time`, the ticks counted so far: the arrival time rounded down) starts
+///   with `credit = 0` (`io_fast` is off by default: ip_dummynet.c `ip_dn_init` leaves it 0)
+///   if the instance went idle before this tick (`idle_time < curr_time`), else keeps the
+///   credit it had; then `serve_sched` runs at once.
+/// - ip_dn_io.c `serve_sched`: `credit += (now - sched_time) * bw`; while `credit >= 0` and a
+///   packet is queued, dequeue it, `credit -= hz * bits`, and put it on the delay line with
+///   `output_time = curr_time + delay`. If the credit is then negative, the last packet
+///   dequeued gets `output_time += ceil(-credit / bw)` ticks (its transmission ends then)
+///   and the instance sleeps until `now + ceil(-credit / bw)`; else it is idle
+///   (`idle_time = now`) and keeps its credit.
+/// - ip_dn_io.c `dummynet_task` / `transmit_event`: each tick, the packets whose
+///   `output_time` has come leave the delay line together, at the tick.
+/// - ip_dummynet.c `config_link`: `delay = delay_ms * hz / 1000`, whole ticks rounded down.
+/// - ip_dn_io.c `dn_enqueue`: the queue limit counts the packets not yet dequeued (the one
+///   "being transmitted" is on the delay line): a packet waits in the queue until the tick at
+///   which the scheduler dequeues it.
+///
+/// So a packet's fate is still decided when it is offered (FIFO, nothing later changes it):
+/// its dequeue tick and the credit left follow from the previous packet's, and it reaches the
+/// far end at tick `dequeue + delay + ceil(-credit / bw)`. Credit is kept exactly, in bit-ns
+/// (Dummynet's `bits x hz` times the tick in ns): a tick adds `tick_ns x rate_bps`, a packet
+/// costs `bits x 1e9`.
+#[derive(Debug, Clone)]
+pub struct TickPipe {
+    pub tick: Time,
+    /// The pipe's delay in whole ticks (rounded down, as `config_link` does).
+    pub delay_ticks: u64,
+    /// The dequeue tick of the last packet accepted and the credit left after it (None:
+    /// nothing accepted yet).
+    last: Option<(u64, i128)>,
+}
+
+impl TickPipe {
+    pub fn new(tick: Time, delay: Time) -> Self {
+        assert!(tick > 0, "a tick of zero");
+        TickPipe { tick, delay_ticks: delay / tick, last: None }
+    }
+
+    /// The tick at which a packet arriving at `now` is dequeued and the credit then, before
+    /// its own cost (see the type's comment).
+    fn dequeue_at(&self, now: Time, rate_bps: u64) -> (u64, i128) {
+        let n = now / self.tick;
+        let Some((tp, cp)) = self.last else { return (n, 0) };
+        let gain = self.tick as i128 * rate_bps as i128;
+        // The instance is ready again at tick r with credit cr >= 0 (idle from then on).
+        let (r, cr) = if cp >= 0 {
+            (tp, cp)
+        } else {
+            let k = (-cp + gain - 1) / gain;
+            (tp + k as u64, cp + k * gain)
+        };
+        if n <= r {
+            (r, cr)
+        } else {
+            // Idle since before this tick: the credit is reset (`idle_time < curr_time`).
+            (n, 0)
+        }
+    }
 }
 
 impl<T: Copy> Link<T> {
@@ -97,7 +165,15 @@ impl<T: Copy> Link<T> {
             wire: DelayLine::new(delay),
             stats: LinkStats::default(),
             varying: None,
+            tick: None,
         }
+    }
+
+    /// Serve this link as a Dummynet pipe on a kernel tick of `tick` (see [`TickPipe`]),
+    /// before the run starts. Its delay becomes whole ticks (rounded down).
+    pub fn set_tick(&mut self, tick: Time) {
+        assert!(self.varying.is_none(), "a ticked link has a constant rate and delay");
+        self.tick = Some(Box::new(TickPipe::new(tick, self.delay)));
     }
 
     /// Forget the waiting packets whose service has started by `now`.
@@ -123,6 +199,9 @@ impl<T: Copy> Link<T> {
     pub fn offer(&mut self, pkt: T, bytes: u32, now: Time) -> Offer {
         self.stats.packets_in += 1;
         self.expire(now);
+        if self.tick.is_some() {
+            return self.offer_tick(pkt, bytes, now);
+        }
         let full = match self.limit {
             QueueLimit::Unlimited => false,
             QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
@@ -143,6 +222,55 @@ impl<T: Copy> Link<T> {
         self.wait(now, start, bytes);
         let head_arrival = self.wire.push_at(pkt, self.free_at + self.delay);
         Offer::Accepted { queue_delay: start - now, head_arrival }
+    }
+
+    /// Waiting packets (not counting `bytes` about to join) make the limit refuse one more.
+    #[inline]
+    fn full(&self, bytes: u32) -> bool {
+        match self.limit {
+            QueueLimit::Unlimited => false,
+            QueueLimit::Packets(n) => self.waiting.len() as u64 >= n,
+            QueueLimit::Bytes(b) => self.waiting_bytes + bytes as u64 > b,
+        }
+    }
+
+    /// [`Link::offer`] on a Dummynet pipe (see [`TickPipe`]). The limit is ccsim's (packets
+    /// waiting, or their bytes with this one), counted over the packets not yet dequeued; as
+    /// on the exact link, a packet dequeued at once is never dropped. A link without a rate
+    /// (Dummynet's `bw 0`) only delays: out at tick `n + delay`.
+    #[cold]
+    #[inline(never)]
+    fn offer_tick(&mut self, pkt: T, bytes: u32, now: Time) -> Offer {
+        let rate = self.rate_bps;
+        let tp = self.tick.as_deref().expect("a ticked link");
+        let (tick, delay_ticks) = (tp.tick, tp.delay_ticks);
+        let (deq, credit) = if rate == 0 { (now / tick, 0) } else { tp.dequeue_at(now, rate) };
+        let start = deq * tick;
+        if start > now && self.full(bytes) {
+            self.stats.drops += 1;
+            return Offer::Dropped;
+        }
+        let mut out = deq + delay_ticks;
+        if rate > 0 {
+            let gain = tick as i128 * rate as i128;
+            let left = credit - bytes as i128 * 8 * 1_000_000_000;
+            if left < 0 {
+                // The last packet of the tick's batch leaves when its transmission ends.
+                out += ((-left + gain - 1) / gain) as u64;
+            }
+            self.tick.as_deref_mut().expect("a ticked link").last = Some((deq, left));
+            self.stats.busy_time += tx_time(bytes as u64, rate);
+            self.free_at = self.free_at.max((out - delay_ticks) * tick);
+        }
+        // Out at the tick; a packet put straight through (delay 0, credit left) leaves at once
+        // (`serve_sched` calls `transmit_event` with the arrival's tick, which has begun).
+        let mut at = (out * tick).max(now);
+        if let Some(&(last, _)) = self.wire.line.back() {
+            at = at.max(last);
+        }
+        self.wait(now, start, bytes);
+        let head_arrival = self.wire.push_at(pkt, at);
+        Offer::Accepted { queue_delay: start.saturating_sub(now), head_arrival }
     }
 
     /// Count a packet accepted at `now` whose service starts at `start`.
@@ -231,7 +359,7 @@ impl<T: Copy> Link<T> {
 
     /// Bytes its queue and wire hold, for memory accounting.
     pub fn heap_bytes(&self) -> usize {
-        self.waiting.capacity() * std::mem::size_of::<Waiting>() + self.wire.heap_bytes()
+        self.waiting.capacity() * std::mem::size_of::<Waiting>() + self.wire.heap_bytes() + self.tick.as_ref().map_or(0, |_| std::mem::size_of::<TickPipe>())
     }
 }
 
@@ -383,5 +511,103 @@ mod tests {
                 assert_eq!(l.arrive(), (1, Some(101 * MS)));
             }
         }
+    }
+
+    /// Arrival times at the far end of the packets offered at `times` (µs) to a 10 Mbps
+    /// Dummynet pipe with a 1 ms tick and `delay`, in µs (None: dropped).
+    fn ticked(delay: Time, limit: QueueLimit, bytes: u32, times_us: &[u64]) -> (Vec<Option<u64>>, Link<u32>) {
+        let mut l: Link<u32> = Link::new(10_000_000, delay, limit);
+        l.set_tick(MS);
+        let mut ok = Vec::new();
+        for (i, &t) in times_us.iter().enumerate() {
+            ok.push(matches!(l.offer(i as u32, bytes, t * 1000), Offer::Accepted { .. }));
+        }
+        let mut out = Vec::new();
+        for &accepted in &ok {
+            out.push(accepted.then(|| {
+                let at = l.wire.line.front().unwrap().0;
+                l.arrive();
+                at / 1000
+            }));
+        }
+        assert!(l.conserves());
+        (out, l)
+    }
+
+    #[test]
+    fn a_dummynet_pipe_releases_a_packet_at_the_tick_its_transmission_ends() {
+        // 1500 B at 10 Mbps = 1.2 ticks. The first arrives at tick 0 (0.3 ms): credit 0, out
+        // at 0 + 20 + ceil(1.2) = 22 ms. Those queued behind it are dequeued when the credit
+        // is back at >= 0 and leave at the ceiling of their fluid finish times 2.4, 3.6, 4.8,
+        // 6.0, 7.2 ticks (+ 20). An exact link would deliver at 21.5, 22.7, 23.9, ... ms.
+        let (out, _) = ticked(20 * MS, QueueLimit::Unlimited, 1500, &[300, 500, 600, 700, 800, 900]);
+        assert_eq!(out, [22_000, 23_000, 24_000, 25_000, 26_000, 28_000].map(Some));
+    }
+
+    #[test]
+    fn a_dummynet_pipe_resets_its_credit_after_a_whole_idle_tick_and_keeps_it_within_one() {
+        // After 0.3 ms the pipe is idle from tick 2 with credit 0.8 tick. At 30.4 ms (tick 30)
+        // the credit is reset to 0: out at 30 + 20 + 2. The next at 32.0 ms is in the tick the
+        // pipe went idle (32: 30 + ceil(1.2)), so it keeps the 0.8: out at 32 + 20 + 1.
+        let (out, _) = ticked(20 * MS, QueueLimit::Unlimited, 1500, &[300, 30_400, 32_000]);
+        assert_eq!(out, [22_000, 52_000, 53_000].map(Some));
+    }
+
+    #[test]
+    fn a_dummynet_pipe_sends_what_the_credit_covers_in_one_burst() {
+        // 100 B = 0.08 tick. The first (tick 0) leaves at 0 + 5 + 1; the next two, queued
+        // while the scheduler sleeps until tick 1, are dequeued there with credit 0.92 and
+        // stay covered: out at 1 + 5, the same tick. One at 1.5 ms comes in the tick the pipe
+        // went idle with credit left: dequeued at once, out at 1 + 5 too.
+        let (out, _) = ticked(5 * MS, QueueLimit::Unlimited, 100, &[100, 200, 300, 1500]);
+        assert_eq!(out, [6_000, 6_000, 6_000, 6_000].map(Some));
+        // Without a delay such a packet goes straight through, at its arrival (the fast path).
+        let (out, _) = ticked(0, QueueLimit::Unlimited, 100, &[100, 200, 1500]);
+        assert_eq!(out, [Some(1_000), Some(1_000), Some(1_500)]);
+    }
+
+    #[test]
+    fn a_dummynet_pipe_counts_the_packets_not_yet_dequeued_against_its_limit() {
+        // One slot: at 0.5 ms the second waits for tick 2, so the third is dropped. At
+        // 2.1 ms the second has been dequeued, so the fourth is taken (dequeued at tick 3,
+        // where the credit is back at >= 0: out at 3 + 20 + 1).
+        let (out, l) = ticked(20 * MS, QueueLimit::Packets(1), 1500, &[300, 500, 600, 2_100]);
+        assert_eq!(out, [Some(22_000), Some(23_000), None, Some(24_000)]);
+        assert_eq!(l.stats.drops, 1);
+    }
+
+    #[test]
+    fn a_dummynet_pipe_rounds_its_delay_down_to_whole_ticks_and_without_a_rate_only_delays() {
+        let (out, _) = ticked(MS * 25 / 10, QueueLimit::Unlimited, 1500, &[300]);
+        assert_eq!(out, [Some(4_000)]); // 0 + 2 + 2
+        let mut l: Link<u32> = Link::new(0, 20 * MS, QueueLimit::Unlimited);
+        l.set_tick(MS);
+        assert_eq!(l.offer(0, 1500, 300_000), Offer::Accepted { queue_delay: 0, head_arrival: Some(20 * MS) });
+        assert_eq!(l.offer(1, 1500, 999_999), Offer::Accepted { queue_delay: 0, head_arrival: None });
+        assert_eq!(l.offer(2, 1500, MS), Offer::Accepted { queue_delay: 0, head_arrival: None });
+        assert_eq!(l.arrive(), (0, Some(20 * MS)));
+        assert_eq!(l.arrive(), (1, Some(21 * MS)));
+    }
+
+    #[test]
+    fn a_dummynet_pipe_delivers_its_rate() {
+        // Backlogged for 1 s: 10 Mbps of 1500 B packets is 833.3 a second; all are out by
+        // 1 s + 1 tick + the delay.
+        let mut l: Link<u32> = Link::new(10_000_000, 20 * MS, QueueLimit::Unlimited);
+        l.set_tick(MS);
+        for i in 0..834 {
+            accepted(l.offer(i, 1500, 0));
+        }
+        let mut last = 0;
+        let mut per_tick = std::collections::BTreeMap::new();
+        while let Some(&(t, _)) = l.wire.line.front() {
+            assert_eq!(t % MS, 0, "leaves at a tick");
+            *per_tick.entry(t).or_insert(0) += 1;
+            last = t;
+            l.arrive();
+        }
+        // 834 x 1.2 ticks = 1000.8 -> tick 1001, + 20.
+        assert_eq!(last, 1021 * MS);
+        assert!(per_tick.values().all(|&n| n == 1));
     }
 }

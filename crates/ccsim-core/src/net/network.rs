@@ -401,8 +401,8 @@ impl Network {
     }
 
     /// The route over `dirs` (consecutive directions, each starting where the previous ends):
-    /// each direction with a rate is a hop of its own; each run of unlimited directions becomes
-    /// one new delay segment.
+    /// each direction with a rate (or a Dummynet tick) is a hop of its own; each run of
+    /// unlimited directions becomes one new delay segment.
     pub fn route(&mut self, dirs: &[u32]) -> Route {
         let steps: Vec<Step> = dirs.iter().map(|&d| Step::Dir(d)).collect();
         self.route_steps(&steps)
@@ -423,7 +423,9 @@ impl Network {
                     continue;
                 }
             };
-            if self.dirs[d as usize].unlimited() {
+            // A ticked direction without a rate (a Dummynet pipe's delay line) is a hop of its
+            // own: its tick is not a pure delay.
+            if self.dirs[d as usize].unlimited() && self.dirs[d as usize].link.tick.is_none() {
                 run.push(d);
                 continue;
             }

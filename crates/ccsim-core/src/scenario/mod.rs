@@ -220,6 +220,12 @@ pub struct BottleneckConfig {
     pub qdisc: qdisc::QdiscConfig,
     /// A trace or schedules in place of the constant rate, delay or loss.
     pub vary: varying::VarySpec,
+    /// `tick`: serve the bottleneck direction as a FreeBSD Dummynet pipe on a kernel tick of
+    /// this length (see [`crate::net::link::TickPipe`]); None: the exact link.
+    pub tick: Option<Time>,
+    /// `tick_acks`: the ACK direction is a Dummynet pipe too (the delay only, `bw 0`), on the
+    /// same tick.
+    pub tick_acks: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -313,9 +319,11 @@ const WIFI_KEYS: &[&str] = &[
 ];
 /// Most stations over all `[[wifi]]` lines (events name a station by a 16-bit number).
 pub const MAX_STATIONS: usize = 65_535;
-const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn", "reorder"];
-const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn", "reorder"];
-const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn", "reorder"];
+const LINK_KEYS: &[&str] = &["between", "rate", "delay", "buffer", "loss", "reverse", "qdisc", "qdisc_params", "ecn", "reorder", "tick"];
+const LINK_DIR_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "qdisc", "qdisc_params", "ecn", "reorder", "tick"];
+const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss", "qdisc", "qdisc_params", "ecn", "reorder", "tick", "tick_acks"];
+/// Accepted values of `bottleneck.tick`.
+const TICK_HELP: &str = "a kernel tick from 1us to 1s, e.g. \"1ms\" (Dummynet at HZ = 1000), or no key for the exact link";
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
     "recovery", "ecn", "tsecr_rtt",
@@ -1168,6 +1176,17 @@ fn node_list(topo: &Topology) -> String {
     names.join(", ")
 }
 
+/// A Dummynet tick (`path`) needs a constant rate and delay and the FIFO.
+fn check_tick(path: &str, vary: &varying::VarySpec, qdisc: &qdisc::QdiscConfig) -> Result<(), ScenarioError> {
+    if vary.rate.is_some() || vary.delay.is_some() {
+        return err(path, "a Dummynet pipe has a constant rate and delay; accepted: a tick with a constant rate and delay, or no tick");
+    }
+    if !qdisc.is_fifo() {
+        return err(path, format!("a Dummynet pipe is a FIFO; accepted: a tick with qdisc = \"fifo\" and no ECN, or no tick (qdisc is {:?})", qdisc.name));
+    }
+    Ok(())
+}
+
 /// One direction of a `[[links]]` entry: `rate`, `delay`, `buffer`, `loss` from table `t`,
 /// missing ones from `base` (the entry's forward direction, for `reverse`) or the defaults.
 /// Returns the spec and its normalised table.
@@ -1257,7 +1276,18 @@ fn parse_dir(t: &Table, base: Option<(&DirSpec, &Map<String, Value>)>) -> Result
         return err(&t.p(k), "a schedule on an unlimited direction; accepted: a schedule on a direction with a rate (a constant rate, a trace or a rate schedule), or a constant value");
     }
     let qdisc = qdisc::parse(t, base.map(|(b, _)| &b.qdisc), rate_bps == 0, &mut norm)?;
-    Ok((DirSpec { rate_bps, delay, buffer, loss, qdisc, vary }, norm))
+    let tick = match (t.get("tick"), base) {
+        (None, Some((b, _))) => b.tick,
+        (None, None) => None,
+        (Some(v), _) => {
+            norm.insert("tick".into(), v.clone());
+            Some(time_in(&t.p("tick"), v, crate::time::US, SEC, TICK_HELP)?)
+        }
+    };
+    if tick.is_some() {
+        check_tick(&t.p("tick"), &vary, &qdisc)?;
+    }
+    Ok((DirSpec { rate_bps, delay, buffer, loss, qdisc, vary, tick }, norm))
 }
 
 /// `[[links]]`: the topology (nodes in order of first mention) and its normalised entries.
@@ -1583,6 +1613,26 @@ impl Scenario {
             bnorm.insert("reorder".into(), v.clone());
         }
         let qdisc = qdisc::parse(&b, None, false, &mut bnorm)?;
+        let tick = match b.get("tick") {
+            None => None,
+            Some(v) => {
+                let t = time_in("bottleneck.tick", v, crate::time::US, SEC, TICK_HELP)?;
+                check_tick("bottleneck.tick", &vary, &qdisc)?;
+                bnorm.insert("tick".into(), v.clone());
+                Some(t)
+            }
+        };
+        let tick_acks = match b.get("tick_acks") {
+            None => false,
+            Some(v) => {
+                let on = boolean("bottleneck.tick_acks", v)?;
+                if on && tick.is_none() {
+                    return err("bottleneck.tick_acks", "true needs a Dummynet tick; accepted: true with bottleneck.tick set, or false");
+                }
+                bnorm.insert("tick_acks".into(), v.clone());
+                on
+            }
+        };
         norm.insert("bottleneck".into(), Value::Object(bnorm));
         norm.insert("tcp".into(), Value::Object(tcp_norm));
         if top.get("flows").is_some() {
@@ -1598,7 +1648,7 @@ impl Scenario {
             duration,
             seed,
             sample_interval: c.sample_interval,
-            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc, vary }),
+            network: NetworkConfig::Dumbbell(BottleneckConfig { rate_bps, delay, buffer, buffer_pkts, buffer_bytes, loss, ack_loss, qdisc, vary, tick, tick_acks }),
             flows,
             workloads: wls,
             normalized: Value::Object(norm),
@@ -1636,6 +1686,62 @@ mod tests {
         let mut v = base();
         v["bottleneck"]["buffer"] = json!("2bdp");
         assert_eq!(Scenario::from_value(&v).unwrap().bottleneck().unwrap().buffer_pkts, Some(67));
+    }
+
+    #[test]
+    fn a_dummynet_tick() {
+        let mut v = base();
+        v["bottleneck"]["tick"] = json!("1ms");
+        let sc = Scenario::from_value(&v).unwrap();
+        assert_eq!(sc.bottleneck().unwrap().tick, Some(MS));
+        assert_eq!(sc.normalized["bottleneck"]["tick"], json!("1ms"));
+        // Absent: the exact link, and no key in the normalised form.
+        let sc = Scenario::from_value(&base()).unwrap();
+        assert_eq!(sc.bottleneck().unwrap().tick, None);
+        assert!(sc.normalized["bottleneck"].get("tick").is_none());
+        let help = "accepted: a kernel tick from 1us to 1s, e.g. \"1ms\" (Dummynet at HZ = 1000), or no key for the exact link";
+        let m = reject(|v| v["bottleneck"]["tick"] = json!("0ms"));
+        assert_eq!(m, format!("bottleneck.tick: \"0ms\" is out of range; {help}"));
+        let m = reject(|v| v["bottleneck"]["tick"] = json!("2s"));
+        assert!(m.starts_with("bottleneck.tick: \"2s\" is out of range") && m.ends_with(help), "{m}");
+        let m = reject(|v| v["bottleneck"]["tick"] = json!("1 tick"));
+        assert!(m.starts_with("bottleneck.tick: malformed time \"1 tick\""), "{m}");
+        let m = reject(|v| v["bottleneck"]["tick"] = json!(1));
+        assert!(m.starts_with("bottleneck.tick: expected a string, got 1"), "{m}");
+        let m = reject(|v| {
+            v["bottleneck"]["tick"] = json!("1ms");
+            v["bottleneck"]["qdisc"] = json!("codel");
+        });
+        assert!(m.starts_with("bottleneck.tick: a Dummynet pipe is a FIFO; accepted:"), "{m}");
+        let m = reject(|v| {
+            v["bottleneck"]["tick"] = json!("1ms");
+            v["bottleneck"]["delay"] = json!({"schedule": [["0s", "20ms"], ["1s", "30ms"]]});
+        });
+        assert!(m.starts_with("bottleneck.tick: a Dummynet pipe has a constant rate and delay"), "{m}");
+        let m = reject(|v| v["bottleneck"]["tick_acks"] = json!(true));
+        assert_eq!(m, "bottleneck.tick_acks: true needs a Dummynet tick; accepted: true with bottleneck.tick set, or false");
+        let m = reject(|v| v["bottleneck"]["tick_acks"] = json!("yes"));
+        assert_eq!(m, "bottleneck.tick_acks: expected true or false, got \"yes\"");
+    }
+
+    #[test]
+    fn a_dummynet_tick_on_links() {
+        let links = |extra: Value| {
+            let mut l = json!({"between": ["a", "b"], "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp", "tick": "1ms"});
+            l.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            json!({"duration": "1s", "links": [l], "flows": [{"cc": "cubic", "src": "a", "dst": "b"}]})
+        };
+        let sc = Scenario::from_value(&links(json!({}))).unwrap();
+        let NetworkConfig::Links { topology, .. } = &sc.network else { panic!() };
+        // The reverse inherits the tick, as it inherits the other keys.
+        assert_eq!((topology.links[0].fwd.tick, topology.links[0].rev.tick), (Some(MS), Some(MS)));
+        let sc = Scenario::from_value(&links(json!({"reverse": {"tick": "10ms"}}))).unwrap();
+        let NetworkConfig::Links { topology, .. } = &sc.network else { panic!() };
+        assert_eq!(topology.links[0].rev.tick, Some(10 * MS));
+        let m = Scenario::from_value(&links(json!({"reverse": {"tick": "0s"}}))).unwrap_err().to_string();
+        assert!(m.starts_with("links[0].reverse.tick: \"0s\" is out of range; accepted: a kernel tick"), "{m}");
+        let m = Scenario::from_value(&links(json!({"qdisc": "fq_codel"}))).unwrap_err().to_string();
+        assert!(m.starts_with("links[0].tick: a Dummynet pipe is a FIFO"), "{m}");
     }
 
     #[test]

@@ -40,6 +40,13 @@ pub fn build(sc: &Scenario, b: &BottleneckConfig, seed: u64) -> Dumbbell {
     let bn = net.add_dir(router, receiver, b.rate_bps, b.delay, limit, b.loss, Some(rng::derive(seed, stream::BOTTLENECK_LOSS)));
     super::install_varying(&mut net, bn, &b.vary);
     let bn_rev = net.add_dir(receiver, router, 0, b.delay, QueueLimit::Unlimited, b.ack_loss, Some(rng::derive(seed, stream::ACK_LOSS)));
+    // Dummynet pipes (before the routes: a ticked ACK direction is a hop of its own).
+    if let Some(t) = b.tick {
+        net.dirs[bn as usize].link.set_tick(t);
+        if b.tick_acks {
+            net.dirs[bn_rev as usize].link.set_tick(t);
+        }
+    }
     let mtu = sc.flows.iter().map(|f| f.tcp.mss + crate::tcp::HEADER_BYTES).max().unwrap_or(1500);
     super::install_qdisc(&mut net, bn, &b.qdisc, mtu, seed);
     let mut routes = Vec::with_capacity(sc.flows.len());

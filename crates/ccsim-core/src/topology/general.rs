@@ -40,6 +40,9 @@ pub struct DirSpec {
     pub qdisc: crate::scenario::qdisc::QdiscConfig,
     /// A trace or schedules in place of the constant rate, delay or loss.
     pub vary: crate::scenario::varying::VarySpec,
+    /// A FreeBSD Dummynet pipe on this kernel tick (see [`crate::net::link::TickPipe`]); None:
+    /// the exact link.
+    pub tick: Option<Time>,
 }
 
 /// A full-duplex link between nodes `a` and `b` (indices into [`Topology::nodes`]).
@@ -214,6 +217,9 @@ pub fn build(topo: &Topology, paths: &[Vec<u32>], mss: u32, seed: u64) -> Built 
             let rng = (spec.loss > 0.0).then(|| rng::derive(seed, stream::LINK_BASE + 2 * i as u64 + r as u64));
             let d = net.add_dir(from, to, spec.rate_bps, spec.delay, limit, spec.loss, rng);
             super::install_varying(&mut net, d, &spec.vary);
+            if let Some(t) = spec.tick {
+                net.dirs[d as usize].link.set_tick(t);
+            }
             super::install_qdisc(&mut net, d, &spec.qdisc, mss + crate::tcp::HEADER_BYTES, seed);
         }
     }
@@ -267,7 +273,7 @@ mod tests {
     use crate::time::MS;
 
     fn dir(rate_bps: u64, delay: Time) -> DirSpec {
-        DirSpec { rate_bps, delay, buffer: Buffer::Packets(10), loss: 0.0, qdisc: Default::default(), vary: Default::default() }
+        DirSpec { rate_bps, delay, buffer: Buffer::Packets(10), loss: 0.0, qdisc: Default::default(), vary: Default::default(), tick: None }
     }
 
     fn chain(names: &[&str], extra: &[(u32, u32)]) -> Topology {
