@@ -14,7 +14,9 @@ MSS 1448, RACK; python/ccsim/experiments/catalogue.py, ``_e3_base``):
    confidence interval of the mean (Student's t, ccsim.stats), and Welch's t-test of the
    difference of the means: a difference the test does not find at 5 % is within the
    run-to-run spread.
-2. **e3-fig4's claims on the kernel**: the catalogue's own checks (BBR's swing, Jain's index over
+2. **Without GSO bursts**: the kernel runs again with ``gso_max_segs = 1`` on the sender's
+   device, so that its TCP sends one segment per packet as ccsim's does (``--gso-runs``).
+3. **e3-fig4's claims on the kernel**: the catalogue's own checks (BBR's swing, Jain's index over
    the run and per 10 s window) on 120 s kernel runs (1 s bins), beside ccsim's.
 
 Writes ``e3.md`` and ``e3.json`` (every run's numbers) to --out (default
@@ -104,6 +106,8 @@ def main() -> int:
     ap.add_argument("--sim-seeds", type=int, default=20)
     ap.add_argument("--kernel-runs", type=int, default=8, help="60 s kernel runs (part 1)")
     ap.add_argument("--fig4-runs", type=int, default=3, help="120 s runs per side for e3-fig4's claims (part 2)")
+    ap.add_argument("--gso-runs", type=int, default=6,
+                    help="60 s kernel runs with gso_max_segs = 1 on the sender's device (part 3: no GSO bursts)")
     ap.add_argument("--out", type=Path, default=HERE / "results")
     ap.add_argument("--docs", type=Path, default=None)
     ap.add_argument("--fresh", action="store_true", help="rerun cached kernel runs")
@@ -134,6 +138,17 @@ def main() -> int:
                   f"({time.time() - t0:.0f} s)", flush=True)
         emu.append(kernel[key])
 
+    no_gso = []
+    for s in range(1, args.gso_runs + 1):
+        key = f"point-60s-gso1-seed{s}"
+        if key not in kernel:
+            res = ccsim.emulate(scenario(60, s, "100ms"), gso_max_segs=1)
+            d = res.to_dict()
+            kernel[key] = {**numbers(d, res.timeseries), "emulator": d.get("emulator"), "kernel": d.get("kernel")}
+            save()
+            print(f"{key}: BBR {kernel[key]['bbr_mbps']:.2f} CUBIC {kernel[key]['cubic_mbps']:.2f}", flush=True)
+        no_gso.append(kernel[key])
+
     fig4_sim = []
     for s in range(1, args.fig4_runs + 1):
         r = ccsim.run(scenario(120, s))
@@ -159,6 +174,14 @@ def main() -> int:
         md.append(f"| {q} | {side(sim, q)} | {side(emu, q) if emu else '-'} | {diff:+.1%} | {welch(a, b):.3f} |")
     md += ["", "bbr_cwnd_over_bdp: BBR's cwnd over its own estimate btlbw x rtprop, median of the 100 ms samples after "
                "10 s (the cwnd gain 2 plus BBR's allowances in packets)."]
+    if no_gso:
+        md += ["", f"The kernel without GSO bursts (`gso_max_segs = 1` on the sender's device: one segment per packet, "
+                   f"as ccsim sends), runs 1-{len(no_gso)}:", "",
+               "| quantity | ccsim | Linux, no GSO | difference | p |", "|---|---|---|---:|---:|"]
+        for q in QUANTITIES:
+            a, b = [r[q] for r in sim], [r[q] for r in no_gso]
+            diff = (sum(a) / len(a) - sum(b) / len(b)) / (sum(b) / len(b)) if sum(b) else math.nan
+            md.append(f"| {q} | {side(sim, q)} | {side(no_gso, q)} | {diff:+.1%} | {welch(a, b):.3f} |")
     if fig4_emu:
         cs, ce = fig4_claims(fig4_sim), fig4_claims(fig4_emu)
         md += ["", f"e3-fig4's claims, {len(fig4_sim)} runs of 120 s per side (the catalogue's checks: BBR's swing CV "

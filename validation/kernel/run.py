@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ccsim vs real Linux TCP (``ccsim emulate``) on the seed experiments' operating points. Root.
 
-    python3 validation/kernel/run.py --docs docs/validation.md   # 17 points x 30 s, ~9 min
+    python3 validation/kernel/run.py --docs docs/validation.md   # 18 points x 30 s, ~10 min
     python3 validation/kernel/run.py --quick                     # 3 points x 10 s, a smoke check
 
 Every point is one ccsim scenario, run by the simulator and by the emulation (the kernel's
@@ -14,6 +14,8 @@ Linux does, so the emulation applies every setting of these scenarios. The grid:
 - **E2** (seed 003): BBR vs CUBIC, 10 Mbps / 40 ms base RTT, MSS 1448, buffers of 1, 2, 4,
   8 and 16 BDP.
 - **Loss**: one flow of each algorithm, 10 Mbps / 40 ms / 1 BDP, random loss 0.1 % and 1 %.
+- **E3** (seed 004): plain BBR against CUBIC, 100 Mbps / 40 ms / 10 BDP (``e3.py`` repeats it
+  with many runs on each side, which one run per side cannot replace at this point).
 
 Runs are 30 s (the papers ran 100-120 s; 30 s keeps the grid at about 9 minutes of real
 time), one run per side per point. Writes to --out: ``table.md``, ``results.csv``,
@@ -80,6 +82,8 @@ def grid() -> list[Point]:
     for loss in (0.001, 0.01):
         for cc in ("newreno", "cubic", "bbr"):
             pts.append(Point(f"loss-{cc}-{loss:g}", "loss", [cc], loss=loss))
+    # E3 (seed 004): plain BBR against CUBIC at the catalogue's point; e3.py repeats it.
+    pts.append(Point("e3-bbr-cubic", "E3", ["bbr", "cubic"], rate="100Mbps", delay="20ms", buffer="10bdp"))
     return pts
 
 

@@ -152,8 +152,10 @@ class Testbed:
     reverse), both with the given MTU. Use as a context manager; processes started with
     :meth:`spawn` are killed (their whole process group) when it closes."""
 
-    def __init__(self, mtu: int) -> None:
+    def __init__(self, mtu: int, gso_max_segs: int | None = None) -> None:
         self.mtu = mtu
+        #: Segments per GSO packet on the sender's device (None: the kernel's default).
+        self.gso_max_segs = gso_max_segs
         self.tag = f"ccsim-{os.getpid()}"
         self.sender_ns = f"{self.tag}-s"
         self.receiver_ns = f"{self.tag}-r"
@@ -192,6 +194,8 @@ class Testbed:
             ip("-n", ns, "link", "set", "lo", "up")
             ip("-n", ns, "tuntap", "add", "dev", dev, "mode", "tun")
             ip("-n", ns, "link", "set", dev, "mtu", str(self.mtu), "txqueuelen", str(TXQUEUELEN), "up")
+            if self.gso_max_segs is not None and ns == self.sender_ns:
+                ip("-n", ns, "link", "set", dev, "gso_max_segs", str(self.gso_max_segs))
             ip("-n", ns, "addr", "add", local, "peer", peer, "dev", dev)
             r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-e", "-w", *SYSCTLS],
                                capture_output=True, text=True, stdin=subprocess.DEVNULL)

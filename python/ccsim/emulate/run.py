@@ -285,7 +285,8 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
-def emulate(scenario: Any, seed: int | None = None, *, wake_latency_us: int | None = WAKE_LATENCY_US) -> Result:
+def emulate(scenario: Any, seed: int | None = None, *, wake_latency_us: int | None = WAKE_LATENCY_US,
+            gso_max_segs: int | None = None) -> Result:
     """Run the scenario with real Linux TCP over the emulated bottleneck (Linux, root).
 
     ``scenario`` and ``seed`` are as for :func:`ccsim.run` (the seed drives the emulator's
@@ -294,6 +295,9 @@ def emulate(scenario: Any, seed: int | None = None, *, wake_latency_us: int | No
     the kernel does not honour), ``kernel`` and ``emulator``. It takes the scenario's duration
     in real time, plus a few seconds of set-up. ``wake_latency_us`` is the CPU wake-up latency
     requested from the kernel while the emulator runs (PM QoS; None: no request).
+    ``gso_max_segs`` caps the segments of the sender device's GSO packets (``ip link set dev
+    ... gso_max_segs N``; 1: the kernel's TCP sends one segment per packet, no GSO bursts;
+    None: the kernel's default), a validation knob: ccsim models no TSO/GSO.
 
     Raises :class:`ccsim.ScenarioError` / :class:`EmulationError` for bad input or a missing
     prerequisite, :class:`EmulationFailed` if the run breaks down. Every namespace, device and
@@ -307,7 +311,7 @@ def emulate(scenario: Any, seed: int | None = None, *, wake_latency_us: int | No
     try:
         with sigterm_interrupts():
             t0 = time.monotonic()
-            testbed = netns.Testbed(mtu=p.mtu)
+            testbed = netns.Testbed(mtu=p.mtu, gso_max_segs=gso_max_segs)
             try:
                 testbed.setup()
                 summary, columns = _run(p, testbed, wake_latency_us)
