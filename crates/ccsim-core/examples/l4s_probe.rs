@@ -73,9 +73,9 @@ fn class(e: Ecn) -> usize {
 }
 
 impl Qdisc for Probe {
-    fn enqueue(&mut self, p: Queued, now: u64) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, p: Queued, now: u64, dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         match &mut self.inner {
-            Inner::Dual(d) => d.enqueue(p, now),
+            Inner::Dual(d) => d.enqueue(p, now, dropped),
             Inner::Fixed { q, bytes, .. } => {
                 *bytes += p.r.bytes as u64;
                 q.push_back(p);

@@ -27,7 +27,7 @@ fn step_marker(k: usize) -> Box<dyn Qdisc> {
 }
 
 impl Qdisc for StepMarker {
-    fn enqueue(&mut self, mut p: Queued, _now: Time) -> Result<(), (Queued, DropCause)> {
+    fn enqueue(&mut self, mut p: Queued, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         if p.r.ecn.capable() && self.q.len() >= self.k && p.r.ecn != Ecn::Ce {
             p.r.ecn = Ecn::Ce;
             self.marks += 1;
