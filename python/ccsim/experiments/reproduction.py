@@ -204,11 +204,21 @@ def _counterfactual_results(e: Experiment, derived: Mapping[str, Experiment], da
 
 
 def _data(e: Experiment, keys: set[str], out: Path, timeseries: bool,
-          replace: Mapping[str, str] | None = None) -> Data:
-    runs = results.load(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
-    ts = ev = None
-    if timeseries:
-        ts = results.load_timeseries(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
+          replace: Mapping[str, str] | None = None, cache: dict | None = None) -> Data:
+    """The rows of ``e``'s runs. Entries that read the same runs (an entry and its reading-only
+    counterfactuals, e4-model and e4-exp2) read them once through ``cache``; each gets its own
+    copy of the frames."""
+    loaded = None if cache is None else cache.get(e.data_id)
+    if loaded is None:
+        runs = results.load(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
+        ts = None
+        if timeseries:
+            ts = results.load_timeseries(out, e.data_id, keys=sorted(keys)).reset_index(drop=True)
+        loaded = (runs, ts)
+        if cache is not None:
+            cache[e.data_id] = loaded
+    runs, ts = (None if df is None else df.copy() for df in loaded)
+    ev = None
     if replace:
         # The replacement plays the catalogue algorithm's role: its rows carry that name.
         back = {new: old for old, new in replace.items()}
@@ -260,9 +270,10 @@ def reproduce(
     rep.failed_runs = [(s.experiment, msg) for s, msg in ex.failed]
     rep.store_notes = store_check.summary_lines(ex)
     data: dict[str, Data] = {}
+    frames: dict = {}
     for e in [*entries, *derived.values()]:
         keys = {s.key for s in specs_by[e.data_id]}
-        data[e.id] = _data(e, keys, out, lookup[e.data_id].timeseries, replace)
+        data[e.id] = _data(e, keys, out, lookup[e.data_id].timeseries, replace, frames)
     for e in requested:
         d = data[e.id]
         d.others = {n: data[n] for n in e.needs}
