@@ -1,6 +1,7 @@
 //! BBRv3 (`bbr3`) end to end: alone on a deep buffer, under random loss, against CUBIC, and
-//! with ECN-marking CoDel at a small RTT. Each threshold is stated with its reason; the runs
-//! are short (tens of simulated seconds at 10-20 Mbps) so the file stays well under a minute.
+//! with ECN marking (CoDel, a DCTCP step marker) at a small RTT. Each threshold is stated with
+//! its reason; the runs are short (seconds to tens of simulated seconds at 10-100 Mbps) so the
+//! file stays well under a minute.
 
 use ccsim_core::output::metrics::Summary;
 use ccsim_core::run;
@@ -151,19 +152,93 @@ fn with_ecn_marking_codel_at_a_small_rtt_it_loses_nothing_and_keeps_the_link_ful
     }
 }
 
-/// The expectation that BBRv3's queue follows CoDel's marks (mean sojourn near the 5 ms
-/// target, below the same flows' queue when they ignore ECN) does NOT hold here; measured
-/// (seed 1): 14.7 ms mean sojourn with ecn_low, 13.9 ms without, 100 % utilization, no drops.
-/// Why, from the kernel's logic: (1) each flow's cwnd is floored by the quantization budget,
-/// 3 x bbr_tso_segs_goal, whose min_rtt term (64 KB >> (min_rtt / 512 us) = 16 KB at 1.3 ms)
-/// makes it about 39 packets per flow against a BDP of about 4, so four flows keep ~120
-/// packets queued; (2) CoDel marks about 1-3 % of packets, so ecn_alpha stays near 0 and the
-/// inflight_lo cut (alpha/3) is about 1 % per round, and the 50 % CE threshold that cuts
-/// inflight_hi is never reached; (3) at this BDP the Reno-coexistence bound probes every
-/// min(63, target inflight) rounds, and each REFILL resets inflight_lo. Kept as an ignored
-/// test so that the expectation is visible: `cargo test --release --test bbr3 -- --ignored`.
+/// Two bbr3 flows through 100 Mbps, 0.5 ms one way, access links 0.05 ms at 10 Gbps (base RTT
+/// about 1.2 ms, below bbr_ecn_max_rtt_us = 5 ms; BDP about 10 packets), a 2000-packet
+/// buffer, ECN on; 3 s, with and without the route's ecn_low.
+fn two_flows_marked(qdisc: &str, qdisc_params: Value, ecn_low: bool, seed: u64) -> Summary {
+    summary(
+        json!({
+            "duration": "3s",
+            "bottleneck": {"rate": "100Mbps", "delay": "0.5ms", "buffer": "2000pkt", "qdisc": qdisc, "ecn": true, "qdisc_params": qdisc_params},
+            "tcp": {"ecn": true},
+            "flows": [{"cc": "bbr3", "count": 2, "access_delay": "0.05ms", "access_rate": "10Gbps", "params": {"ecn_low": ecn_low}}]
+        }),
+        seed,
+    )
+}
+
+/// How BBRv3 answers ECN in practice (issue 14): a probing round (REFILL/UP) in which more than
+/// half of a rate sample's delivered packets were CE (bbr_ecn_thresh) cuts inflight_hi to that
+/// sample's tx_in_flight, and CRUISE then stays 15 % below it. The ECN cut of inflight_lo
+/// hardly counts: any CE in a DOWN/CRUISE cycle starts a REFILL at the next ACK in CA_Open
+/// (bbr_ecn_reprobe_gain), which resets it. A DCTCP step marker (RED min_th = max_th = K:
+/// every arrival meeting K queued packets is marked) crosses 50 % as soon as the queue stays
+/// above K for half a round, so the queue settles at K. Measured (seed 1): mean queue 10.4
+/// packets for K = 10 and 20.4 for K = 20 with ecn_low, 63.0 without (the two flows'
+/// cwnd-limited 2 x BDP each), utilization 1.000, no drops.
 #[test]
-#[ignore = "does not hold, by the kernel's own logic (cwnd floor of 3 TSO goals > BDP, sparse CoDel marks): see the comment above; issue 14"]
+fn with_a_dctcp_step_marker_at_a_small_rtt_its_queue_follows_the_marks() {
+    for k in [10.0, 20.0] {
+        let on = two_flows_marked("red", json!({"min_th": k, "max_th": k}), true, 1);
+        let off = two_flows_marked("red", json!({"min_th": k, "max_th": k}), false, 1);
+        show(1, &on, &off);
+        let (b_on, b_off) = (on.bottleneck.as_ref().unwrap(), off.bottleneck.as_ref().unwrap());
+        eprintln!("K {k}: mean queue {:.1} pkts with ecn_low, {:.1} without", b_on.queue_mean_pkts, b_off.queue_mean_pkts);
+        // Near K, and moving with it: the marks start at K and the cut lands a few packets
+        // above it; +-K/2 leaves room for the probes (UP at 1.25 x, a few rounds per ~10 ms
+        // cycle) and for DOWN's dips below.
+        assert!((b_on.queue_mean_pkts - k).abs() < 0.5 * k, "K {k}: mean queue {} pkts", b_on.queue_mean_pkts);
+        // Far below the queue the same flows keep when they ignore ECN.
+        assert!(b_on.queue_mean_pkts < b_off.queue_mean_pkts / 2.0, "K {k}: {} vs {} pkts", b_on.queue_mean_pkts, b_off.queue_mean_pkts);
+        assert!(b_on.marks > 0 && b_on.drops + b_on.aqm_drops == 0, "K {k}: marks {}, drops {}+{}", b_on.marks, b_on.drops, b_on.aqm_drops);
+        // 15 % headroom below inflight_hi still exceeds the BDP: the link stays full.
+        assert!(b_on.utilization > 0.95, "K {k}: utilization {}", b_on.utilization);
+    }
+}
+
+/// CoDel marks at interval / sqrt(count) while the queue stays above target, so it marks half
+/// of the packets (BBRv3's bbr_ecn_thresh) once count ~ (R x interval / 2)^2, about
+/// R x interval^2 after it starts, R the link's packet rate (8,333 pkts/s of 1500 B at
+/// 100 Mbps): 8 ms (7 RTTs) for a 1 ms interval, then inflight_hi is cut as with a step
+/// marker. Measured, seeds 1-2 (target 0.2 ms, interval 1 ms): mean sojourn 0.72 / 0.64 ms with
+/// ecn_low, 7.54 / 7.45 ms without, utilization 0.996, no drops. With a 5 ms interval (0.2 s to
+/// reach 50 %) the same flows keep 6.5 ms; see the ignored test below.
+#[test]
+fn with_ecn_marking_codel_whose_interval_is_short_its_queue_follows_the_marks() {
+    for seed in [1, 2] {
+        let qp = json!({"target": "0.2ms", "interval": "1ms"});
+        let on = two_flows_marked("codel", qp.clone(), true, seed);
+        let off = two_flows_marked("codel", qp, false, seed);
+        show(seed, &on, &off);
+        let (b_on, b_off) = (on.bottleneck.as_ref().unwrap(), off.bottleneck.as_ref().unwrap());
+        // Within about one interval: CoDel's marks stop below target and restart above it,
+        // and inflight_hi is cut where the marking reached 50 %, some packets above target.
+        assert!(b_on.queue_delay_mean_ms < 1.5, "seed {seed}: mean sojourn {} ms", b_on.queue_delay_mean_ms);
+        assert!(b_on.queue_delay_mean_ms < b_off.queue_delay_mean_ms / 4.0, "seed {seed}: {} vs {} ms", b_on.queue_delay_mean_ms, b_off.queue_delay_mean_ms);
+        assert!(b_on.marks > 0 && b_on.drops + b_on.aqm_drops == 0, "seed {seed}: marks {}, drops {}+{}", b_on.marks, b_on.drops, b_on.aqm_drops);
+        assert!(b_on.utilization > 0.95, "seed {seed}: utilization {}", b_on.utilization);
+    }
+}
+
+/// The expectation that BBRv3's queue follows CoDel's marks with CoDel's defaults (mean sojourn
+/// near the 5 ms target, below the same flows' queue when they ignore ECN) does NOT hold here, by
+/// the kernel's own logic (google/bbr v3 tcp_bbr.c, which ccsim follows); measured (seed 1):
+/// 14.7 ms mean sojourn with ecn_low, 13.9 ms without, 100 % utilization, no drops. Per-round trace
+/// of flow 0 (a temporary trace of cc/bbr3.rs, 2-20 s): CoDel marks about 5 % of each round's
+/// packets (1,963 of 40,049), so no rate sample passes the 50 % CE threshold (bbr_ecn_thresh) and
+/// inflight_hi is never set; each mark puts the sender in CWR for about a round, and the first ACK
+/// in CA_Open after any CE in a DOWN/CRUISE cycle starts REFILL at once
+/// (bbr_check_time_to_probe_bw, bbr_ecn_reprobe_gain), which resets inflight_lo: all 209 REFILLs
+/// were such ECN reprobes, and the flow spent 63 % of the time in UP, 20 % in REFILL, 16 % in
+/// CRUISE and 2 % in DOWN, so the ECN cut of inflight_lo (bbr_adapt_lower_bounds, only outside
+/// probing) never stays in force. CoDel would need count ~ (R x interval / 2)^2 marks in a row,
+/// about R x interval^2 = 8,333 pkts/s x (100 ms)^2 = 83 s above target, to mark half of the
+/// packets. (The quantization budget, 3 TSO goals or about 39 packets a flow here, is not what
+/// holds the queue: inflight_hi caps cwnd below it, as in the short-interval test above.) Kept as
+/// an ignored test so that the expectation is visible:
+/// `cargo test --release --test bbr3 -- --ignored`.
+#[test]
+#[ignore = "does not hold, by the kernel's own logic (sparse CoDel marks never pass the 50 % CE threshold; each starts an ECN reprobe that resets inflight_lo): see the comment above; issue 14"]
 fn with_ecn_marking_codel_at_a_small_rtt_its_queue_follows_the_marks() {
     for seed in [1, 2] {
         let on = codel_ecn(true, seed);

@@ -1832,6 +1832,52 @@ mod tests {
         assert!(!b.is_inflight_too_high(&rs));
     }
 
+    /// bbr_check_time_to_probe_bw's ECN branch (`bbr_ecn_reprobe_gain`): once a PROBE_DOWN or
+    /// CRUISE cycle has delivered a CE mark and no loss, the first ACK in CA_Open starts REFILL,
+    /// which resets inflight_lo (bbr_start_bw_probe_refill -> bbr_reset_lower_bounds), with
+    /// bw_probe_up_rounds = ilog2(inflight_hi x 1/2), so UP's first round raises inflight_hi by
+    /// about half. While the stack is in CWR (an ECE under way) it waits. With sparse CE marks
+    /// (CoDel's) the sender leaves CWR within a round of each mark, so an ECN inflight_lo never
+    /// stays in force (issue 14; tests/bbr3.rs).
+    #[test]
+    fn a_ce_mark_in_cruise_starts_refill_at_the_first_open_ack_and_resets_inflight_lo() {
+        let cfg = Bbr3Config { ecn_low: true, ..Bbr3Config::default() };
+        let (mut b, mut s) = setup_with(9, cfg);
+        s.ecn = true;
+        s.packets_out = 20;
+        for _ in 0..5 {
+            round(&mut b, &mut s, 20, 2000);
+        }
+        assert_eq!((b.mode, b.cycle_idx), (Mode::ProbeBw, BBR_BW_PROBE_CRUISE));
+        assert!(b.ecn_eligible && !b.ecn_in_cycle);
+        b.inflight_hi = 40;
+        b.inflight_lo = 30;
+        // Within the round (no round or loss-round start): an ACK of 10 packets, one CE, its
+        // ECE putting the stack in CWR. The cycle now has ECN; cwnd is capped by inflight_lo.
+        s.ca_state = CaState::Cwr;
+        // Every sample starts before the round's end (prior_delivered below next_rtt_delivered
+        // and loss_round_delivered), so none starts a round or a loss round.
+        let prior = s.delivered - 10;
+        ack(&mut b, &mut s, 500, 10, prior, 2000, 0, 0, 20, 1);
+        assert!(b.ecn_in_cycle && !b.loss_in_cycle);
+        assert_eq!((b.cycle_idx, b.inflight_lo, s.cwnd), (BBR_BW_PROBE_CRUISE, 30, 30));
+        // Still in CWR: no reprobe.
+        ack(&mut b, &mut s, 500, 10, prior, 2000, 0, 0, 20, 0);
+        assert_eq!((b.cycle_idx, b.inflight_lo), (BBR_BW_PROBE_CRUISE, 30));
+        // CWR over (CA_Open): this ACK starts REFILL and drops the lower bounds;
+        // ilog2(40 x 128 / 256) = ilog2(20) = 4.
+        s.ca_state = CaState::Open;
+        ack(&mut b, &mut s, 500, 10, prior, 2000, 0, 0, 20, 0);
+        assert_eq!((b.cycle_idx, b.ack_phase), (BBR_BW_PROBE_REFILL, AckPhase::Refilling));
+        assert_eq!((b.inflight_lo, b.bw_lo, b.bw_probe_up_rounds), (u32::MAX, u32::MAX, 4));
+        // One round later UP starts with growth 2^4 = 16 packets in its first round:
+        // bw_probe_up_cnt = cwnd / 16 ACKed packets per inflight_hi increment.
+        let cwnd = s.cwnd;
+        round(&mut b, &mut s, 20, 2000);
+        assert_eq!(b.cycle_idx, BBR_BW_PROBE_UP);
+        assert_eq!((b.bw_probe_up_rounds, b.bw_probe_up_cnt), (5, (cwnd / 16).max(1)));
+    }
+
     #[test]
     fn undo_restores_the_bounds_saved_at_ssthresh_and_returns_prior_cwnd() {
         let (mut b, mut s) = warm(10, 80, 100_000);
