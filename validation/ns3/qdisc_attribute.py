@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""One change at a time: which change closes a queue-discipline difference against ns-3.
+
+    python3 validation/ns3/qdisc_attribute.py EXPERIMENT [--points SUBSTR ...] [--seeds 1,2,3]
+        [--ns3-bin PATH] [--out validation/ns3/results]
+
+The companion of validation/ns3/qdisc.py (whose grid, scenarios and summaries it reuses) for
+the "Causes (queue disciplines)" section of docs/validation.md. An EXPERIMENT is one change,
+made on one side only:
+
+  ccsim-target-pkt  ccsim's CoDel / FQ-CoDel / PIE target raised by one packet time
+                    (1502 bytes at the bottleneck rate), the wait in ns-3's 1-packet device
+                    queue that ns-3's AQM does not see (cause Q1)
+  ns3-target-pkt    ns-3's Target / QueueDelayReference lowered by one packet time (Q1)
+  ccsim-nohystart   ccsim's CUBIC with hystart = false (cause Q2)
+  ns3-nohystart     ns-3 with --ns3::TcpCubic::HyStart=false (Q2)
+  ns3-hystart-thresh  ns-3 with HyStartDelayMax = 10 ms: its HyStart delay threshold becomes
+                    Linux's at both delays of the grid (Q2)
+  ns3-pie-private   ns-3's PIE replaced by validation/ns3/qdisc_attr.h's copy of its behaviour
+                    with no switch on (a check: bit-identical to ns-3's PieQueueDisc)
+  ns3-pie-burst     that PIE with Linux's burst allowance (QDISC.md deviations 7, 8)
+  ns3-pie-rest      that PIE with Linux's safeguard, +2 % above 250 ms, decay, accu_prob
+                    reset (QDISC.md 9-12)
+  ns3-pie-first     that PIE with the first update at 500 ms (Linux's HZ / 2)
+  ns3-pie-linux     all of the PIE changes together
+  (the ns3-pie-* experiments need bench/ns3/build/qdisc_attr: bash validation/ns3/build_attr.sh)
+
+Baselines: stock ns-3 from the committed cache (results/raw_qdisc/, looked up by command line,
+so any binary built from the same qdisc.cc serves: the runs are deterministic) and stock
+ccsim (run here). Both sides' runs are cached in results/raw_qdisc_attr/ (git-ignored: the ns-3
+key includes the binary's SHA-1, the ccsim key the scenario TOML); ns-3 runs one process at a
+time under nice 15. Prints one Markdown table: per point, ccsim / ns-3 mean queueing delay and
+total throughput before and after the change, the Δs and the drops. The tables of
+docs/validation.md are in results/qdisc_attribution.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load_qdisc():
+    if "ccsim_ns3_validation_qdisc" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("ccsim_ns3_validation_qdisc", HERE / "qdisc.py")
+        assert spec and spec.loader
+        m = importlib.util.module_from_spec(spec)
+        sys.modules["ccsim_ns3_validation_qdisc"] = m
+        spec.loader.exec_module(m)
+    return sys.modules["ccsim_ns3_validation_qdisc"]
+
+
+Q = _load_qdisc()
+PPP_BYTES = Q.PKT_BYTES + 2  # ns-3's point-to-point frame: the IP packet and a 2-byte PPP header
+
+
+def pkt_time_ms(p) -> float:
+    return PPP_BYTES * 8 / (p.rate_mbps * 1e6) * 1e3
+
+
+DEFAULT_TARGET_MS = {"codel": 5.0, "fq_codel": 5.0, "pie": 15.0}
+
+
+# --------------------------------------------------------------------------- the changes
+
+
+def ccsim_target_pkt(p, sc: dict[str, Any]) -> dict[str, Any]:
+    t = DEFAULT_TARGET_MS[p.qdisc] + pkt_time_ms(p)
+    sc["bottleneck"]["qdisc_params"] = {**sc["bottleneck"].get("qdisc_params", {}), "target": round(t, 6)}
+    return sc
+
+
+def ccsim_nohystart(p, sc: dict[str, Any]) -> dict[str, Any]:
+    for f in sc["flows"]:
+        if f["cc"] == "cubic":
+            f["params"] = {**f.get("params", {}), "hystart": False}
+    return sc
+
+
+def ns3_target_pkt(p) -> list[str]:
+    t_ns = round((DEFAULT_TARGET_MS[p.qdisc] - pkt_time_ms(p)) * 1e6)
+    return [f"--pieTarget={t_ns}ns"] if p.qdisc == "pie" else [f"--codelTarget={t_ns}ns"]
+
+
+PIE_LINUX = {"QDISC_ATTR_PIE": "ns3::LinuxPieQueueDisc"}
+LPIE = "--ns3::LinuxPieQueueDisc::"
+PIE_ALL = [f"{LPIE}{k}=true" for k in ("LinuxBurst", "LinuxSafeguard", "LinuxHighDelay", "LinuxDecay", "LinuxAccu")]
+
+
+def _pie(extra: list[str]) -> dict[str, Any]:
+    return {"side": "ns3", "qdiscs": {"pie"}, "ns3": lambda p: list(extra), "env": PIE_LINUX, "bin": "qdisc_attr"}
+
+
+EXPERIMENTS: dict[str, dict[str, Any]] = {
+    "ccsim-target-pkt": {"side": "ccsim", "qdiscs": {"codel", "fq_codel", "pie"}, "ccsim": ccsim_target_pkt},
+    "ns3-target-pkt": {"side": "ns3", "qdiscs": {"codel", "fq_codel", "pie"}, "ns3": ns3_target_pkt},
+    "ccsim-nohystart": {"side": "ccsim", "ccs": {"cubic"}, "ccsim": ccsim_nohystart},
+    "ns3-nohystart": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStart=false"]},
+    # ns-3's delay threshold is clamp(delay_min, HyStartDelayMin 4 ms, HyStartDelayMax 1 s), Linux's
+    # clamp(delay_min / 8, 4 ms, 16 ms): with a 10 ms maximum both are 4 ms at a 2 ms RTT and 10 ms at 80 ms
+    "ns3-hystart-thresh": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStartDelayMax=10ms"]},
+    # validation/ns3/qdisc_attr.h's PIE: with no switch it is ns-3's PieQueueDisc, bit for bit
+    "ns3-pie-private": _pie([]),
+    "ns3-pie-burst": _pie([f"{LPIE}LinuxBurst=true"]),
+    "ns3-pie-rest": _pie([f"{LPIE}{k}=true" for k in ("LinuxSafeguard", "LinuxHighDelay", "LinuxDecay", "LinuxAccu")]),
+    "ns3-pie-first": _pie([f"{LPIE}FirstUpdate=500ms"]),
+    "ns3-pie-linux": _pie(PIE_ALL + [f"{LPIE}FirstUpdate=500ms"]),
+}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def stock_ns3_index(raw: Path) -> dict[str, dict[str, Any]]:
+    """The committed ns-3 runs by command line."""
+    idx = {}
+    for f in raw.glob("ns3-*.json"):
+        d = json.loads(f.read_text())
+        idx[json.dumps(d["args"])] = d
+    return idx
+
+
+def run_ns3(binary: Path, args: list[str], env: dict[str, str], cache_dir: Path) -> dict[str, Any]:
+    h = hashlib.sha1(binary.read_bytes()).hexdigest()
+    key = hashlib.sha1((json.dumps(args) + json.dumps(env, sort_keys=True) + h).encode()).hexdigest()[:16]
+    cache = cache_dir / f"ns3-{key}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    t0 = time.perf_counter()
+    r = subprocess.run(
+        [str(binary), *args], capture_output=True, text=True, env={**os.environ, **env}, preexec_fn=lambda: os.nice(15)
+    )
+    if r.returncode != 0:
+        raise RuntimeError(f"{binary.name} failed ({r.returncode}): {r.stderr[-2000:]}")
+    d = json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("{")][-1])
+    d["args"], d["env"], d["process_seconds"] = args, env, time.perf_counter() - t0
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(d) + "\n")
+    return d
+
+
+def run_ccsim(sc: dict[str, Any], cache_dir: Path) -> dict[str, Any]:
+    """`ccsim run` on the scenario, cached by its TOML (in a git-ignored directory: ccsim changes)."""
+    import tempfile
+
+    text = Q.to_toml(sc)
+    cache = cache_dir / f"ccsim-{hashlib.sha1(text.encode()).hexdigest()[:16]}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    with tempfile.TemporaryDirectory() as td:
+        path = Path(td) / "scenario.toml"
+        path.write_text(Q.to_toml(sc))
+        r = subprocess.run(["ccsim", "run", str(path), "--json", "--no-timeseries"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"ccsim failed: {r.stderr.strip()[-500:]}")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cache.write_text(r.stdout)
+    return json.loads(r.stdout)
+
+
+def _mean(ss: list[dict[str, Any]], k: str) -> float:
+    xs = [s[k] for s in ss if not math.isnan(s[k])]
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def _pct(x: float) -> str:
+    return "—" if math.isnan(x) else f"{x * 100:+.1f}%"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    ap.add_argument("--points", nargs="*", default=None, help="only points whose name contains one of these")
+    ap.add_argument("--exclude", nargs="*", default=[], help="leave out points whose name contains one of these")
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--ns3-bin", type=Path, default=None, help="default bench/ns3/build/<qdisc or qdisc_attr>")
+    ap.add_argument("--out", type=Path, default=HERE / "results")
+    args = ap.parse_args(argv)
+
+    ex = EXPERIMENTS[args.experiment]
+    seeds = tuple(int(s) for s in args.seeds.split(","))
+    points = [
+        p
+        for p in Q.full_grid(seeds)
+        if p.qdisc in ex.get("qdiscs", {p.qdisc})
+        and p.cc in ex.get("ccs", {p.cc})
+        and (args.points is None or any(s in p.name for s in args.points))
+        and not any(s in p.name for s in args.exclude)
+    ]
+    stock = stock_ns3_index(args.out / "raw_qdisc")
+    binary = args.ns3_bin or (Q.R.NS3_DIR / "build" / ex.get("bin", "qdisc"))
+    ccache = args.out / "raw_qdisc_attr" / "ccsim"
+    rows = []
+    t0 = time.perf_counter()
+    for p in points:
+        ns_before, ns_after, cc_before, cc_after = [], [], [], []
+        for s in seeds:
+            a = Q.ns3_args(p, s)
+            d = stock.get(json.dumps(a))
+            if d is None:
+                raise SystemExit(f"qdisc_attribute.py: no cached stock ns-3 run for {p.name} seed {s}")
+            ns_before.append(Q.summarize("ns3", d))
+            sc = Q.ccsim_scenario(p, s)
+            cc_before.append(Q.summarize("ccsim", run_ccsim(sc, ccache)))
+            if ex["side"] == "ns3":
+                d2 = run_ns3(binary, a + ex["ns3"](p), ex.get("env", {}), args.out / "raw_qdisc_attr")
+                ns_after.append(Q.summarize("ns3", d2))
+                print(f"[{time.perf_counter() - t0:6.0f}s] {p.name} seed {s}: ns-3 {d2.get('process_seconds', 0):.1f} s", file=sys.stderr, flush=True)
+            else:
+                f: Callable = ex["ccsim"]
+                cc_after.append(Q.summarize("ccsim", run_ccsim(f(p, json.loads(json.dumps(sc))), ccache)))
+        nb, cb = ns_before, cc_before
+        na = ns_after or ns_before
+        ca = cc_after or cc_before
+        rows.append((p, {k: (_mean(cb, k), _mean(nb, k), _mean(ca, k), _mean(na, k)) for k in ("qdelay", "total", "drops", "aqm_drops")}))
+
+    print(
+        f"Experiment `{args.experiment}` ({ex['side']} changed), seeds {args.seeds}; "
+        "before = stock ccsim vs stock ns-3, after = with the change. Δ = (ccsim - ns-3) / ns-3.\n"
+    )
+    print("| point | qdelay ms ccsim / ns-3, before | Δ | after | Δ | Mbps Δ before → after | drops ccsim / ns-3 before → after |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for p, m in rows:
+        cq, nq, cq2, nq2 = m["qdelay"]
+        ct, nt, ct2, nt2 = m["total"]
+        drops = [m["drops"][i] + m["aqm_drops"][i] for i in range(4)]
+        print(
+            f"| {p.name} | {cq:.2f} / {nq:.2f} | {_pct(cq / nq - 1)} | {cq2:.2f} / {nq2:.2f} | {_pct(cq2 / nq2 - 1)} "
+            f"| {_pct(ct / nt - 1)} → {_pct(ct2 / nt2 - 1)} | {drops[0]:.0f} / {drops[1]:.0f} → {drops[2]:.0f} / {drops[3]:.0f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
