@@ -141,9 +141,16 @@ impl Routed {
 /// flight at once and the recently used slots stay in cache. No allocation once it has grown.
 #[derive(Debug, Default)]
 pub struct PacketStore {
-    slots: Vec<Packet>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
 }
+
+/// A store slot: one packet on a cache line of its own. A packet is read once, when it
+/// arrives, an RTT or so after it was written: with thousands of flows the line is no longer
+/// in cache then, and a packet (up to 52 bytes) that straddled two lines would cost two misses.
+#[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
+struct Slot(Packet);
 
 impl PacketStore {
     /// Keep `pkt`; returns its slot.
@@ -151,11 +158,11 @@ impl PacketStore {
     pub fn put(&mut self, pkt: Packet) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = pkt;
+                self.slots[i as usize] = Slot(pkt);
                 i
             }
             None => {
-                self.slots.push(pkt);
+                self.slots.push(Slot(pkt));
                 (self.slots.len() - 1) as u32
             }
         }
@@ -165,13 +172,13 @@ impl PacketStore {
     #[inline]
     pub fn take(&mut self, slot: u32) -> Packet {
         self.free.push(slot);
-        self.slots[slot as usize]
+        self.slots[slot as usize].0
     }
 
     /// The packet in `slot` (it stays).
     #[inline]
     pub fn get(&self, slot: u32) -> Packet {
-        self.slots[slot as usize]
+        self.slots[slot as usize].0
     }
 
     /// Free `slot` (its packet was lost).
@@ -188,7 +195,7 @@ impl PacketStore {
         for &i in &self.free {
             free[i as usize] = true;
         }
-        self.slots.iter().zip(free).filter(|(_, f)| !f).map(|(p, _)| p)
+        self.slots.iter().zip(free).filter(|(_, f)| !f).map(|(p, _)| &p.0)
     }
 
     pub fn len(&self) -> usize {
@@ -201,6 +208,6 @@ impl PacketStore {
 
     /// Bytes it holds, for memory accounting.
     pub fn heap_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4
+        self.slots.capacity() * std::mem::size_of::<Slot>() + self.free.capacity() * 4
     }
 }
