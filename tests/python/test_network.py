@@ -54,6 +54,16 @@ BAD = [
 ]
 
 
+
+def _chain(d: dict, hops: int) -> None:
+    """Replace the links by a chain a - n1 - ... - b of `hops` unlimited links."""
+    names = ["a", *[f"n{i}" for i in range(1, hops)], "b"]
+    d["links"] = [{"between": [x, y], "rate": "unlimited", "delay": "0ms"} for x, y in zip(names, names[1:])]
+
+
+BAD.append((lambda d: _chain(d, 10_001), "flows[0].dst", ["the route has 10001 hops", "at most 10000"]))
+
+
 @pytest.mark.parametrize("edit, field, words", BAD, ids=[b[1] + ":" + b[2][0][:20] for b in BAD])
 def test_bad_topology_is_one_line_naming_the_field(tmp_path, runner, edit, field, words):
     assert_one_line_error(runner, tmp_path, _edit(edit), field, words)

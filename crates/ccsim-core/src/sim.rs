@@ -687,11 +687,26 @@ impl Sim {
 
     /// Move a packet onto hop `r.hop` of its flow's route, or hand it to the flow's receiver
     /// (data) or sender (ACKs) at the end of the route.
-    fn forward(&mut self, r: Routed) {
+    fn forward(&mut self, mut r: Routed) {
+        if r.hop == Routed::AT_END {
+            return self.route_end(r);
+        }
         let route = self.route_of(r.flow, r.ack);
+        let last = r.hop as usize + 1 == route.len();
         match route.hop(r.hop as usize) {
-            Some(Hop::Dir(d)) => self.offer(d, r),
-            Some(Hop::Seg(s)) => self.enter_segment(s, r),
+            Some(Hop::Dir(d)) => {
+                if last {
+                    r.hop = Routed::ON_LAST;
+                }
+                self.offer(d, r)
+            }
+            Some(Hop::Seg(s)) => {
+                if last {
+                    r.hop = Routed::ON_LAST;
+                }
+                self.enter_segment(s, r)
+            }
+            // A frame's hop index is read again on the medium (station_arrive): kept as it is.
             Some(Hop::Air { medium, from, to }) => self.air_enter(medium as usize, from as usize, to as usize, r),
             None => self.route_end(r),
         }

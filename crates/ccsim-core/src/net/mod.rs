@@ -134,6 +134,14 @@ impl Routed {
     pub fn next(self) -> Routed {
         Routed { hop: self.hop + 1, ..self }
     }
+
+    /// `hop` of a packet crossing the last wired hop of its route (a link direction or a delay
+    /// segment): one hop further it is [`Routed::AT_END`], so its arrival is handed to the
+    /// receiver (or sender) without reading the route again. The route was in cache when the
+    /// packet entered that hop; an RTT's worth of other flows later it no longer is.
+    pub const ON_LAST: u16 = u16::MAX - 1;
+    /// `hop` of a packet past the end of its route.
+    pub const AT_END: u16 = u16::MAX;
 }
 
 /// The packets on links and delay segments, each in a slot until it arrives or is lost. Freed

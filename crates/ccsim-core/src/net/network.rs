@@ -322,6 +322,8 @@ impl Default for Route {
 
 impl Route {
     pub fn new(hops: &[Hop]) -> Route {
+        // Scenarios allow at most MAX_ROUTE_HOPS; two hop indices are reserved (Routed::ON_LAST).
+        debug_assert!(hops.len() < crate::net::Routed::ON_LAST as usize, "a route of {} hops", hops.len());
         let mut first = [Hop::Dir(0); ROUTE_INLINE];
         let k = hops.len().min(ROUTE_INLINE);
         first[..k].copy_from_slice(&hops[..k]);

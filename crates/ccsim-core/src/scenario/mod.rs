@@ -1436,10 +1436,11 @@ fn flow_path(topo: &Topology, gp: &str, ends: &Ends) -> Result<Vec<u32>, Scenari
     let src = node("src", &ends.src)?;
     let dst = node("dst", &ends.dst)?;
     let Some(names) = &ends.path else {
-        return topo.shortest_path(src, dst).ok_or_else(|| ScenarioError {
+        let path = topo.shortest_path(src, dst).ok_or_else(|| ScenarioError {
             path: format!("{gp}.dst"),
             message: format!("no route from \"{}\" to \"{}\" over [[links]]; accepted: a node connected to src", ends.src, ends.dst),
-        });
+        })?;
+        return hops_within_limit(&format!("{gp}.dst"), path);
     };
     let pp = format!("{gp}.path");
     if names.len() < 2 {
@@ -1472,6 +1473,18 @@ fn flow_path(topo: &Topology, gp: &str, ends: &Ends) -> Result<Vec<u32>, Scenari
             &format!("{pp}[{}]", names.len() - 1),
             format!("the path ends at \"{}\", not at dst \"{}\"", names[names.len() - 1], ends.dst),
         );
+    }
+    hops_within_limit(&pp, path)
+}
+
+/// The most hops a flow's route may have (a packet's position on its route is a 16-bit index
+/// with two values reserved: [`crate::net::Routed::ON_LAST`] and `AT_END`).
+pub const MAX_ROUTE_HOPS: usize = 10_000;
+
+fn hops_within_limit(field: &str, path: Vec<u32>) -> Result<Vec<u32>, ScenarioError> {
+    let hops = path.len() - 1;
+    if hops > MAX_ROUTE_HOPS {
+        return err(field, format!("the route has {hops} hops; accepted: at most {MAX_ROUTE_HOPS}"));
     }
     Ok(path)
 }
