@@ -632,7 +632,7 @@ impl Sim {
                     self.q.schedule(t, Event::LinkArrive(d));
                 }
                 if let Some(t) = next {
-                    self.q.schedule(t, Event::LinkTxDone(d));
+                    self.q.schedule_soon(t, Event::LinkTxDone(d));
                 }
             }
             Event::SegArrive(s) => {
@@ -874,7 +874,7 @@ impl Sim {
         let now = self.now;
         let crate::net::Network { dirs, packets, .. } = &mut self.net;
         if let Some(t) = dirs[d as usize].slot_offer(r, now, packets) {
-            self.q.schedule(t, Event::LinkTxDone(d));
+            self.q.schedule_soon(t, Event::LinkTxDone(d));
         }
     }
 

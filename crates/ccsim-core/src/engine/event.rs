@@ -2,6 +2,8 @@
 //! nanosecond run in the order they were scheduled. Links decide a packet's service and
 //! arrival times when it is offered and keep their in-flight packets in FIFO delay lines, with
 //! an event for the head only, so the heap holds O(links + timers) entries, not one per packet.
+//! A link with a queue discipline needs one event per packet (the end of its serialisation);
+//! the first such pending event waits in one slot beside the heap instead of going through it.
 
 use crate::time::Time;
 use std::cell::Cell;
@@ -98,6 +100,10 @@ pub struct EventQueue<E = Event> {
     /// The store of a queue made for many pending events.
     radix: Option<Box<Radix<E>>>,
     now_fifo: VecDeque<E>,
+    /// One entry kept beside the heap ([`EventQueue::schedule_soon`]), and its time
+    /// (`Time::MAX` when there is none: then every heap entry comes first with one comparison).
+    soon: Option<Entry<E>>,
+    soon_time: Time,
     /// The time of the last popped event: the instant the FIFO belongs to.
     now: Time,
     seq: u64,
@@ -105,7 +111,7 @@ pub struct EventQueue<E = Event> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: None, now_fifo: VecDeque::new(), now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: None, now_fifo: VecDeque::new(), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
     }
 }
 
@@ -121,12 +127,12 @@ impl<E: Copy> EventQueue<E> {
 
     /// A queue on a 4-ary heap with room for `n` pending events.
     pub fn heap(n: usize) -> Self {
-        EventQueue { heap: Heap4 { heap: Vec::with_capacity(n + ARITY), n: 0 }, radix: None, now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::with_capacity(n + ARITY), n: 0 }, radix: None, now_fifo: VecDeque::with_capacity(16), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
     }
 
     /// A queue on a radix queue.
     pub fn radix() -> Self {
-        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: Some(Box::new(Radix::new())), now_fifo: VecDeque::with_capacity(16), now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: Some(Box::new(Radix::new())), now_fifo: VecDeque::with_capacity(16), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
     }
 
     #[inline]
@@ -143,6 +149,23 @@ impl<E: Copy> EventQueue<E> {
         self.heap.push(Entry { time, seq: self.seq, ev });
     }
 
+    /// As [`EventQueue::schedule`] (the same order: the entry takes the next insertion
+    /// sequence), for an event that is due soon and scheduled once per packet, of which a run
+    /// usually has one pending: the end of a serialisation on a link direction with a queue
+    /// discipline. The first such event is kept beside the heap, where `pop` takes it with one
+    /// comparison instead of sifting it into the heap and out again; others (several such
+    /// directions busy at once, or a radix queue) are scheduled as usual.
+    #[inline]
+    pub fn schedule_soon(&mut self, time: Time, ev: E) {
+        if self.soon.is_some() || self.radix.is_some() || time == self.now {
+            return self.schedule(time, ev);
+        }
+        debug_assert!(time > self.now, "an event in the past");
+        self.seq += 1;
+        self.soon = Some(Entry { time, seq: self.seq, ev });
+        self.soon_time = time;
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         if self.radix.is_some() {
@@ -150,10 +173,21 @@ impl<E: Copy> EventQueue<E> {
         }
         if self.heap.n > 0 {
             let top = self.heap.heap[0];
-            if top.time == self.now || self.now_fifo.is_empty() {
-                self.heap.pop();
-                self.now = top.time;
-                return Some((self.now, top.ev));
+            if top.time < self.soon_time || (top.time == self.soon_time && self.soon.is_some_and(|e| top.seq < e.seq)) {
+                if top.time == self.now || self.now_fifo.is_empty() {
+                    self.heap.pop();
+                    self.now = top.time;
+                    return Some((self.now, top.ev));
+                }
+                return self.now_fifo.pop_front().map(|ev| (self.now, ev));
+            }
+        }
+        if let Some(e) = self.soon {
+            if e.time == self.now || self.now_fifo.is_empty() {
+                self.soon = None;
+                self.soon_time = Time::MAX;
+                self.now = e.time;
+                return Some((self.now, e.ev));
             }
         }
         self.now_fifo.pop_front().map(|ev| (self.now, ev))
@@ -198,7 +232,11 @@ impl<E: Copy> EventQueue<E> {
         if self.radix.is_some() {
             return self.peek_radix();
         }
-        self.heap.peek_time()
+        let t = self.heap.peek_time();
+        if self.soon_time == Time::MAX {
+            return t;
+        }
+        Some(t.map_or(self.soon_time, |t| t.min(self.soon_time)))
     }
 
     pub fn len(&self) -> usize {
@@ -206,7 +244,7 @@ impl<E: Copy> EventQueue<E> {
             None => self.heap.n,
             Some(r) => r.n,
         };
-        stored + self.now_fifo.len()
+        stored + self.soon.is_some() as usize + self.now_fifo.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -472,11 +510,18 @@ mod tests {
                     let spread = if round % 4 < 2 { 1 + round as u64 % 7 } else { 1 << (round % 50) };
                     let t = now + next() % spread;
                     order += 1;
-                    q.schedule(t, Event::Pace(order));
+                    // schedule_soon keeps the same order (it uses the one slot beside the
+                    // heap when free, the heap or radix queue otherwise).
+                    if next() % 3 == 0 {
+                        q.schedule_soon(t, Event::Pace(order));
+                    } else {
+                        q.schedule(t, Event::Pace(order));
+                    }
                     reference.push((t, order, order));
                 } else {
                     reference.sort();
                     let (t, _, id) = reference.remove(0);
+                    assert_eq!(q.peek_time(), Some(t), "round {round}");
                     assert_eq!(q.pop(), Some((t, Event::Pace(id))), "round {round}");
                     now = t;
                 }
