@@ -148,6 +148,53 @@ def test_capture_from_the_cli_and_its_errors(runner, tmp_path):
     assert res.exit_code == 2 and "needs --pcap DIR" in res.stderr
 
 
+def test_a_capture_of_a_workload_run(tmp_path):
+    """Workload flows come and go; each gets its ports when it arrives (from its id in the
+    output, as [[flows]] flows do), and its packets are captured like theirs."""
+    (tmp_path / "small.cdf").write_text("2000 0\n20000 50\n200000 100\n")
+    sc = {"duration": "6s", "seed": 3,
+          "bottleneck": {"rate": "10Mbps", "delay": "10ms", "buffer": "20pkt", "loss": 0.01},
+          "tcp": {"delayed_ack": False},
+          "flows": [{"cc": "cubic", "size": "300KB"}],
+          "workloads": [{"cc": "cubic", "sizes": str(tmp_path / "small.cdf"), "arrivals": "15/s", "stop": "3s"},
+                        {"cc": "bbr", "sizes": str(tmp_path / "small.cdf"), "arrivals": "10/s", "stop": "3s"}]}
+    res = ccsim.run(sc, pcap=tmp_path / "caps", timeseries=False)
+    d = res.to_dict()
+    pkts = _read(res.pcap_files["router->receiver"])
+    assert len(pkts) == d["bottleneck"]["packets_in"]
+    flows = d["flows"]
+    wl = [f for f in flows if f.get("workload") is not None]
+    assert len(wl) > 40 and {f["workload"] for f in wl} == {0, 1} and all(f["completed"] for f in flows)
+    first: dict[tuple[int, int], tuple[float, int, bytes]] = {}
+    end: dict[tuple[int, int], int] = {}
+    seen: dict[tuple[int, int, int], int] = {}
+    for t, eth in pkts:
+        ip, tcp = eth.data, eth.data.data
+        key = (tcp.sport, tcp.dport)
+        first.setdefault(key, (t, tcp.seq, ip.src))
+        end[key] = max(end.get(key, 0), tcp.seq + ip.len - 20 - 4 * tcp.off)
+        seen[(tcp.sport, tcp.dport, tcp.seq)] = seen.get((tcp.sport, tcp.dport, tcp.seq), 0) + 1
+    # One port pair per flow, from its id: sender 10000 + id mod 50000, receiver 5001 + id / 50000.
+    assert len(first) == len(flows)
+    hosts: dict[int, set[bytes]] = {0: set(), 1: set()}
+    for f in flows:
+        key = (10000 + f["id"] % 50000, 5001 + f["id"] // 50000)
+        t, seq, src = first[key]
+        # Its first data segment: sequence number 1 (as for every flow), at the bottleneck
+        # within a millisecond of its arrival (one 1500-byte packet over its 1 Gbps access link).
+        assert seq == 1
+        assert f["start_s"] <= t < f["start_s"] + 1e-3, (f["id"], t, f["start_s"])
+        # Every byte of it crossed the bottleneck: the last sequence number is its size.
+        assert end[key] - 1 == (f.get("size_bytes") or 300_000), f["id"]
+        if f.get("workload") is not None:
+            hosts[f["workload"]].add(src)
+    # Each workload sends from a host (an address) of its own.
+    assert len(hosts[0]) == len(hosts[1]) == 1 and hosts[0] != hosts[1]
+    retx = sum(n - 1 for n in seen.values())
+    assert retx > 100
+    assert retx == sum(f["retransmits"] for f in flows)
+
+
 def test_a_capture_that_would_outgrow_the_memory_limit_is_stopped(tmp_path, runner):
     """Captured packets stay in memory until the run ends (about 80 bytes each): the run is
     stopped with a clear error once they would pass the memory limit, and no file is written."""

@@ -72,7 +72,7 @@ impl OnOffState {
 /// Workload flows are numbered from DYN: bit 31 set, the workload's index in bits 24-30, the
 /// flow's serial number within its workload in bits 0-23. A number is never reused, so a packet
 /// or timer of a finished flow is recognised (its flow is no longer alive) and dropped.
-const DYN: u32 = 1 << 31;
+pub(crate) const DYN: u32 = 1 << 31;
 const DYN_SERIALS: u32 = 1 << 24;
 /// Most workload flows alive at once (an arrival beyond is not started, and counted).
 pub const MAX_ALIVE: usize = crate::limits::MAX_TOTAL_FLOWS;
@@ -296,6 +296,9 @@ impl Sim {
         let ep = Endpoint::new(id as usize, self.seed, &w.cfg.cc, &w.cfg.params, &w.cfg.tcp, Some(size));
         let out_id = self.next_out_id;
         self.next_out_id += 1;
+        if let Some(c) = self.captures.as_mut() {
+            c.workload_flow(k, id & (DYN_SERIALS - 1), out_id);
+        }
         self.live.insert(id, Live { ep, out_id, start: now, size });
         self.live_max = self.live_max.max(self.live.len());
         self.start_flow(id);
@@ -432,11 +435,7 @@ impl Sim {
     /// Capture the packets offered to the directions `ids` (`"from->to"`), each in a pcap of
     /// its own ([`crate::output::pcap`]), frames cut to `snaplen` bytes. Call before the run.
     pub fn capture(&mut self, ids: &[String], snaplen: u32) -> Result<(), String> {
-        if !self.wl.is_empty() {
-            return Err("pcap: a run with [[workloads]] cannot be captured yet (its flows come and go); \
-                        accepted: a scenario with [[flows]] only"
-                .into());
-        }
+        assert!(self.now == 0 && self.event_count == 0, "captures are set before the run");
         let mut dirs = Vec::with_capacity(ids.len());
         for id in ids {
             match self.net.dir_named(id) {
@@ -454,22 +453,32 @@ impl Sim {
                 crate::output::pcap::FlowEnds { src, dst, mss }
             })
             .collect();
+        let workloads = self
+            .wl
+            .iter()
+            .map(|w| {
+                let (src, dst) = self.route_ends(&w.fwd);
+                crate::output::pcap::FlowEnds { src, dst, mss: w.cfg.tcp.mss }
+            })
+            .collect();
         for (c, &d) in dirs.iter().enumerate() {
             self.net.dirs[d as usize].capture = Some(c as u32);
         }
-        self.captures = Some(Box::new(crate::output::pcap::Captures::new(ids.to_vec(), flows, snaplen)));
+        self.captures = Some(Box::new(crate::output::pcap::Captures::new(ids.to_vec(), flows, workloads, snaplen)));
         Ok(())
     }
 
     /// The directions a capture takes by default: the dumbbell's bottleneck, else the queue
-    /// each flow's series reports (the slowest direction of its data route), each once.
+    /// each flow's series reports (the slowest direction of its data route), then each
+    /// workload's slowest direction, each once.
     pub fn default_capture_links(&self) -> Vec<String> {
         if let Some((bn, _)) = self.bn {
             return vec![self.net.dirs[bn as usize].id.clone()];
         }
         let mut out: Vec<String> = Vec::new();
-        for f in &self.flows {
-            if let QueueRef::Dir(d) = f.queue {
+        let queues = self.flows.iter().map(|f| f.queue).chain(self.wl.iter().map(|w| queue_of(&self.net, &w.fwd)));
+        for q in queues {
+            if let QueueRef::Dir(d) = q {
                 let id = &self.net.dirs[d as usize].id;
                 if !out.contains(id) {
                     out.push(id.clone());
