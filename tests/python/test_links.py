@@ -195,27 +195,36 @@ def test_a_capture_of_a_workload_run(tmp_path):
     assert retx == sum(f["retransmits"] for f in flows)
 
 
-def test_a_capture_that_would_outgrow_the_memory_limit_is_stopped(tmp_path, runner):
-    """Captured packets stay in memory until the run ends (about 80 bytes each): the run is
-    stopped with a clear error once they would pass the memory limit, and no file is written."""
+def test_a_capture_that_would_not_fit_is_refused_before_running(tmp_path, runner):
+    """Captured packets stay in memory until the run ends: the estimate counts them (a bound
+    from the captured directions' capacity, known once the routes are), and a run whose
+    capture would pass the memory limit is refused before it starts, in one line; nothing is
+    written."""
     import json
 
     sc = ccsim.Scenario.from_dict({"duration": "600s", "bottleneck": {"rate": "100Mbps", "delay": "10ms", "buffer": "1bdp"},
                                    "flows": [{"cc": "cubic"}]})
     need = json.loads(ccsim._core.estimate_memory(sc.to_json(), False))["total_bytes"]
-    limit = need + 20_000_000  # 600 s at 100 Mbps captures 5 M packets, about 400 MB
+    est = ccsim.limits.estimate(sc, timeseries=False, pcap=True)
+    # 600 s at 100 Mbps: 5,000,000 packets of 1,500 bytes, and a quarter more for drops.
+    assert est["captured_packets"] == 6_250_001 and est["total_bytes"] == need + est["capture_bytes"]
+    limit = need + 20_000_000
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.run(sc, pcap=tmp_path / "pcap", memory_limit=limit, timeseries=False)
     msg = str(e.value)
-    assert msg.startswith("pcap: stopped after") and "the captured packets took" in msg and "pcap_links" in msg, msg
+    assert "this run would need about" in msg and "captured packets" in msg and "(up to 6,250,001 packets)" in msg, msg
+    assert "to run it: capture fewer directions (pcap_links)" in msg and "\n" not in msg, msg
     assert not list(tmp_path.glob("pcap/*.pcap"))
-    # The same capture within the limit, on a shorter run, is written.
-    res = ccsim.run(sc.replace("duration", "20s"), pcap=tmp_path / "pcap", memory_limit=limit, timeseries=False)
+    # The same capture of a shorter run fits, and is written; so does the 600 s run without one.
+    res = ccsim.run(sc.replace("duration", "10s"), pcap=tmp_path / "pcap", memory_limit=limit, timeseries=False)
     assert len(res.pcap_files) == 1
+    assert ccsim.limits.estimate(sc.replace("duration", "10s"), timeseries=False, pcap=True)["total_bytes"] <= limit
     path = tmp_path / "s.toml"
     path.write_text(to_toml(sc.to_dict()))
     cli_res = runner.invoke(cli, ["run", str(path), "--pcap", str(tmp_path / "p2"), "--memory-limit", str(limit)])
-    assert cli_res.exit_code == 2 and "pcap: stopped after" in cli_res.stderr, cli_res.stderr
+    assert cli_res.exit_code == 2 and "this run would need about" in cli_res.stderr, cli_res.stderr
+    assert len(cli_res.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "p2").exists() or not list((tmp_path / "p2").glob("*.pcap"))
 
 
 def test_reorder_lets_packets_overtake_after_a_delay_drop():

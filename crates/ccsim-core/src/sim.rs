@@ -468,6 +468,105 @@ impl Sim {
         Ok(())
     }
 
+    /// An upper bound, before the run, on the packets the captures will record (for the memory
+    /// estimate, [`crate::limits`]), the sum over the captured directions of:
+    /// - data: the packets the data routes through it can carry over the run: for each distinct
+    ///   slowest direction with a rate on those routes (or, on a route without one, its fastest
+    ///   Wi-Fi PHY rate), its capacity over the run in packets of the smallest MSS + 52 bytes of
+    ///   the flows there; for a direction with a rate, at most its own capacity so counted;
+    /// - ACKs: one per data segment delivered at most, so the same count over the flows whose
+    ///   ACKs cross it (for a direction with a rate, at most its capacity in 52-byte ACKs);
+    /// - a TCP flow's last segment, which may be shorter: one per flow crossing it (for a
+    ///   workload, [`crate::limits::workload_flows`]);
+    /// - UDP datagrams: all those the UDP flows crossing it send.
+    ///
+    /// The data count is an upper bound on the packets the slowest directions carry, not on
+    /// those dropped before they get through (a capture records drops): for those it adds
+    /// [`crate::limits::CAPTURE_DROP_ALLOWANCE`] of itself, which heavier losses exceed. A
+    /// route with no rate and no Wi-Fi hop has no bound and counts nothing. The run still
+    /// watches the records and stops when they pass the limit (`limits::check_capture`).
+    pub fn capture_bound(&self) -> u64 {
+        let dirs: Vec<u32> = (0..self.net.dirs.len() as u32).filter(|&d| self.net.dirs[d as usize].capture.is_some()).collect();
+        dirs.iter().fold(0u64, |n, &d| n.saturating_add(self.capture_bound_of(d)))
+    }
+
+    /// [`Sim::capture_bound`] of direction `d`.
+    fn capture_bound_of(&self, d: u32) -> u64 {
+        use crate::limits::{packets_bits, workload_flows};
+        #[derive(PartialEq, Clone, Copy)]
+        enum Key {
+            Dir(u32),
+            Phy(u32),
+        }
+        let end = self.end;
+        let crosses = |route: &Route| {
+            route.hops().iter().any(|h| match *h {
+                Hop::Dir(x) => x == d,
+                Hop::Seg(s) => self.net.segs[s as usize].dirs.contains(&d),
+                Hop::Air { .. } => false,
+            })
+        };
+        // What a route carries at most over the run, in bits, and what limits it.
+        let carries = |route: &Route| -> Option<(Key, f64)> {
+            if let Some(s) = slowest(&self.net, route) {
+                return Some((Key::Dir(s), self.net.dirs[s as usize].capacity_bits(end)));
+            }
+            route
+                .hops()
+                .iter()
+                .filter_map(|h| match *h {
+                    Hop::Air { medium, .. } => Some(medium),
+                    _ => None,
+                })
+                .max_by_key(|&m| self.net.media[m as usize].cfg.phy.data_rate_bps)
+                .map(|m| (Key::Phy(m as u32), self.net.media[m as usize].cfg.phy.data_rate_bps as f64 * end as f64 / SEC as f64))
+        };
+        // (what limits them, its bits, the smallest wire size) for data and for ACKs.
+        let mut data: Vec<(Key, f64, u32)> = Vec::new();
+        let mut acks: Vec<(Key, f64, u32)> = Vec::new();
+        let add = |v: &mut Vec<(Key, f64, u32)>, c: Option<(Key, f64)>, wire: u32| {
+            if let Some((k, bits)) = c {
+                match v.iter_mut().find(|e| e.0 == k) {
+                    Some(e) => e.2 = e.2.min(wire),
+                    None => v.push((k, bits, wire)),
+                }
+            }
+        };
+        let (mut short, mut udp, mut data_wire) = (0u64, 0u64, u32::MAX);
+        let mut tcp = |fwd: &Route, rev: &Route, mss: u32, flows: u64, data: &mut Vec<_>, acks: &mut Vec<_>| {
+            let wire = mss + crate::tcp::HEADER_BYTES;
+            if crosses(fwd) {
+                add(data, carries(fwd), wire);
+                data_wire = data_wire.min(wire);
+                short = short.saturating_add(flows);
+            }
+            if crosses(rev) {
+                add(acks, carries(fwd), wire);
+                short = short.saturating_add(flows);
+            }
+        };
+        for f in &self.flows {
+            match (&f.tcp, &f.udp) {
+                (Some(ep), _) => tcp(&f.fwd, &f.rev, ep.sender.cfg.mss, 1, &mut data, &mut acks),
+                (None, Some(u)) if crosses(&f.fwd) => {
+                    let active = f.stop.min(end).saturating_sub(f.start);
+                    udp = udp.saturating_add(active.div_ceil(u.gap) + 1);
+                }
+                _ => {}
+            }
+        }
+        for w in &self.wl {
+            tcp(&w.fwd, &w.rev, w.cfg.tcp.mss, workload_flows(&w.cfg, end), &mut data, &mut acks);
+        }
+        let sum = |v: &[(Key, f64, u32)]| v.iter().fold(0u64, |n, &(_, bits, wire)| n.saturating_add(packets_bits(bits, wire)));
+        let dir = &self.net.dirs[d as usize];
+        let own = |wire: u32| if dir.unlimited() { u64::MAX } else { packets_bits(dir.capacity_bits(end), wire) };
+        let allowance = |n: u64| n.saturating_add((n as f64 * crate::limits::CAPTURE_DROP_ALLOWANCE).ceil() as u64);
+        let data_pkts = allowance(sum(&data).min(own(data_wire)));
+        let ack_pkts = sum(&acks).min(own(crate::tcp::ACK_BYTES));
+        data_pkts.saturating_add(ack_pkts).saturating_add(short).saturating_add(udp)
+    }
+
     /// The directions a capture takes by default: the dumbbell's bottleneck, else the queue
     /// each flow's series reports (the slowest direction of its data route), then each
     /// workload's slowest direction, each once.

@@ -330,7 +330,7 @@ fn run<'py>(
         }
         let seed = seed.unwrap_or(sc.seed());
         // Refuse what would not fit before allocating anything for the run.
-        let budget = match memory_limit {
+        let mut budget = match memory_limit {
             Some(limit) => Some(Budget {
                 limit,
                 text: limit_text,
@@ -353,6 +353,10 @@ fn run<'py>(
                     }
                     let links = pcap_links.clone().unwrap_or_else(|| sim.default_capture_links());
                     sim.capture(&links, pcap_snaplen).map_err(PyValueError::new_err)?;
+                    // The captured packets' records, bounded now that the routes are known.
+                    if let Some(b) = budget.as_mut() {
+                        b.estimate = limits::check_capture_estimate(b.estimate, sim.capture_bound(), b.limit, b.text).map_err(PyValueError::new_err)?;
+                    }
                 }
                 in_chunks(py, &mut sim, budget.as_ref())?;
                 sim.finish();
@@ -389,10 +393,27 @@ fn run<'py>(
 
 /// The memory a run of the scenario needs (see ccsim_core::limits), as JSON: the total and
 /// each part in bytes and counts.
+/// With `pcap`, it includes the records of a capture of `pcap_links` (default: as `run`'s).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, timeseries=true))]
-fn estimate_memory(scenario_json: &str, timeseries: bool) -> PyResult<String> {
-    guarded(|| Ok(limits::estimate(&parse(scenario_json)?, timeseries).to_json().to_string()))
+#[pyo3(signature = (scenario_json, timeseries=true, pcap=false, pcap_links=None))]
+fn estimate_memory(scenario_json: &str, timeseries: bool, pcap: bool, pcap_links: Option<Vec<String>>) -> PyResult<String> {
+    guarded(|| {
+        let sc = parse(scenario_json)?;
+        let mut e = limits::estimate(&sc, timeseries);
+        if pcap {
+            let packets = match &sc {
+                AnyScenario::Dumbbell(s) => {
+                    let mut sim = Sim::with_timeseries(s, s.seed, false);
+                    let links = pcap_links.unwrap_or_else(|| sim.default_capture_links());
+                    sim.capture(&links, 128).map_err(PyValueError::new_err)?;
+                    sim.capture_bound()
+                }
+                AnyScenario::Wireless(_) => return Err(PyValueError::new_err("pcap: a [wireless] line has no link directions to capture; accepted: a [bottleneck] or [[links]] scenario")),
+            };
+            e = e.with_capture(packets);
+        }
+        Ok(e.to_json().to_string())
+    })
 }
 
 /// Run the link emulator (Linux) between the two TUN devices the configuration names, until its

@@ -21,7 +21,7 @@
 //! wire is the frame's full length (a SACK option's bytes are in it, though the simulator
 //! charges a pure ACK 52 bytes of IP whatever its SACK blocks).
 //!
-//! Records are kept in memory during the run (about 80 bytes each) and written at the end,
+//! Records are kept in memory during the run (64 bytes each) and written at the end,
 //! sorted by time; the bindings stop a run whose records would pass its memory limit
 //! (`limits::check_capture`). A run without captures does no per-packet work for them: a direction has a
 //! capture index only when it is captured.
@@ -38,6 +38,9 @@ struct Rec {
     pkt: Packet,
     ecn: Ecn,
 }
+
+/// Bytes of one record in memory.
+pub const RECORD_BYTES: usize = std::mem::size_of::<Rec>();
 
 /// One direction's capture.
 pub struct Capture {
