@@ -195,6 +195,108 @@ def test_a_capture_of_a_workload_run(tmp_path):
     assert retx == sum(f["retransmits"] for f in flows)
 
 
+def _tcp_seen(pkts, sport: int) -> tuple[dict[int, int], list]:
+    """Data segments of the flow sending from ``sport``: times each sequence number was seen,
+    and the segments in order."""
+    seen: dict[int, int] = {}
+    segs = []
+    for t, eth in pkts:
+        ip = eth.data
+        if ip.p == dpkt.ip.IP_PROTO_TCP and ip.data.sport == sport:
+            seen[ip.data.seq] = seen.get(ip.data.seq, 0) + 1
+            segs.append((t, ip))
+    return seen, segs
+
+
+def test_a_capture_of_the_hops_of_a_wireless_line(tmp_path):
+    """`--pcap-links "0->1"` on a [wireless] line captures what station 0 sends station 1 over
+    the air: each IP packet once, at its first transmission, however many MAC attempts it
+    takes (so TCP's analysis sees TCP's retransmissions, not the MAC's). Each capture has its
+    hop's `packets` in the summary's `air_hops`."""
+    line = {"duration": "12s", "seed": 2, "wireless": {"hops": 3, "fer": 0.05},
+            "flows": [{"cc": "cubic", "size": "2MB"}, {"protocol": "udp", "rate": "100pps", "src": 1, "dst": 2}]}
+    hops = ["0->1", "1->0", "1->2", "2->1", "2->3", "3->2"]
+    res = ccsim.run(line, pcap=tmp_path, pcap_links=hops, timeseries=False)
+    d = res.to_dict()
+    air = {h["id"]: h for h in d["air_hops"]}
+    assert sorted(air) == sorted(hops) and "medium" not in air["0->1"]
+    caps = {h: _read(res.pcap_files[h]) for h in hops}
+    for h in hops:
+        assert len(caps[h]) == air[h]["packets"] > 0, h
+        # Every packet sent over the hop is delivered, dropped after the retry limit, or
+        # still being sent at the end (at most one).
+        assert 0 <= air[h]["packets"] - air[h]["delivered"] - air[h]["retry_drops"] <= 1, air[h]
+    # A station's transmissions are its hops' (MAC retries included).
+    for st in d["stations"]:
+        i = st["station"]
+        assert st["tx_attempts"] == sum(air[h]["attempts"] for h in hops if h.startswith(f"{i}->"))
+    assert sum(a["attempts"] - a["packets"] for a in air.values()) > 100  # MAC retries happened
+    tcp = d["flows"][0]
+    assert tcp["completed"]
+    # The TCP flow from station 0 (10.0.0.1) to station 3 (10.0.0.4), ports 10000 -> 5001.
+    seen, segs = _tcp_seen(caps["0->1"], 10000)
+    assert segs[0][1].data.seq == 1 and segs[0][0] <= 0.01
+    assert all(ip.src == bytes([10, 0, 0, 1]) and ip.dst == bytes([10, 0, 0, 4]) for _, ip in segs)
+    assert max(ip.data.seq + ip.len - 20 - 4 * ip.data.off for _, ip in segs) - 1 == 2_000_000
+    # Retransmissions the reader finds on the first hop are TCP's, every one of them.
+    retx = sum(n - 1 for n in seen.values())
+    assert retx == tcp["retransmits"] and retx > 0
+    # Its ACKs come back from station 3; the UDP flow crosses 1->2 only.
+    acks = [eth.data for _, eth in caps["3->2"]]
+    assert all(ip.data.dport == 10000 and ip.src == bytes([10, 0, 0, 4]) for ip in acks)
+    udp = [eth.data for _, eth in caps["1->2"] if eth.data.p == dpkt.ip.IP_PROTO_UDP]
+    assert len(udp) > 1000 and all(ip.data.sport == 10001 for ip in udp)
+    assert not any(eth.data.p == dpkt.ip.IP_PROTO_UDP for _, eth in caps["0->1"] + caps["2->3"])
+    # Without pcap_links: each flow's first hop.
+    assert list(ccsim.run(line, pcap=tmp_path / "d", timeseries=False).pcap_files) == ["0->1", "1->2"]
+
+
+def test_a_capture_of_a_wifi_hop_beside_links(tmp_path, runner):
+    """On a [[links]] network with [[wifi]], "ap->sta" names the hop from station ap to sta:
+    its capture has the hop's packets, the link direction before it has its own."""
+    net = {"duration": "4s",
+           "links": [{"between": ["server", "r1"], "rate": "50Mbps", "delay": "5ms", "buffer": "50pkt"},
+                     {"between": ["r1", "ap"], "rate": "unlimited", "delay": "1ms"}],
+           "wifi": [{"stations": ["ap", "sta"], "fer": 0.02}],
+           "flows": [{"cc": "cubic", "src": "server", "dst": "sta", "size": "3MB"}]}
+    links = ["r1->ap", "ap->sta", "sta->ap"]
+    est = ccsim.limits.estimate(net, timeseries=False, pcap=True, pcap_links=links)
+    res = ccsim.run(net, pcap=tmp_path, pcap_links=links, timeseries=False)
+    d = res.to_dict()
+    air = {h["id"]: h for h in d["air_hops"]}
+    assert air["ap->sta"]["medium"] == 0
+    wired = {l["id"]: l for l in d["links"]}
+    caps = {h: _read(res.pcap_files[h]) for h in links}
+    assert len(caps["r1->ap"]) == wired["r1->ap"]["packets_in"]
+    assert len(caps["ap->sta"]) == air["ap->sta"]["packets"] and len(caps["sta->ap"]) == air["sta->ap"]["packets"]
+    assert air["ap->sta"]["attempts"] > air["ap->sta"]["packets"]
+    assert sum(len(c) for c in caps.values()) <= est["captured_packets"]
+    # The same data on both sides of the access point, MAC retries not repeated.
+    seen_wire, _ = _tcp_seen(caps["r1->ap"], 10000)
+    seen_air, segs = _tcp_seen(caps["ap->sta"], 10000)
+    assert segs[0][1].data.seq == 1
+    assert sum(n - 1 for n in seen_air.values()) == sum(n - 1 for n in seen_wire.values()) == d["flows"][0]["retransmits"]
+    assert set(seen_air) == set(seen_wire)
+    # An unknown hop: one line listing what is accepted, exit 2.
+    path = tmp_path / "n.toml"
+    path.write_text(to_toml(net))
+    r = runner.invoke(cli, ["run", str(path), "--pcap", str(tmp_path / "x"), "--pcap-links", "sta->r1"])
+    assert r.exit_code == 2
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert 'pcap_links: no link direction or Wi-Fi hop "sta->r1"; accepted: server->r1, r1->server, r1->ap, ap->r1, ap->sta, sta->ap' in err, err
+
+
+def test_a_bad_hop_on_a_wireless_line_lists_its_hops(runner, tmp_path):
+    path = tmp_path / "w.toml"
+    path.write_text(to_toml({"duration": "1s", "wireless": {"hops": 2}, "flows": [{"cc": "cubic"}]}))
+    r = runner.invoke(cli, ["run", str(path), "--pcap", str(tmp_path / "x"), "--pcap-links", "0->2"])
+    assert r.exit_code == 2
+    assert r.stderr.strip().endswith('pcap_links: no Wi-Fi hop "0->2"; accepted: 0->1, 1->0, 1->2, 2->1'), r.stderr
+    r = runner.invoke(cli, ["run", str(path), "--pcap", str(tmp_path / "x"), "--pcap-links", "0->1,0->1"])
+    assert r.exit_code == 2 and 'pcap_links: "0->1" is named twice' in r.stderr, r.stderr
+
+
 def test_a_capture_that_would_not_fit_is_refused_before_running(tmp_path, runner):
     """Captured packets stay in memory until the run ends: the estimate counts them (a bound
     from the captured directions' capacity, known once the routes are), and a run whose

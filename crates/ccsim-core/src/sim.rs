@@ -7,7 +7,7 @@
 
 use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
 use crate::event::{Event, EventQueue};
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
+use crate::metrics::{AirHopSummary, BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
 use crate::net::wifi::{Cx, Frame, UDP_IP_HEADER};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
 use crate::output::wireless::{WFlowSummary, WirelessOutput};
@@ -30,6 +30,14 @@ enum QueueRef {
     Dir(u32),
     /// A medium station's interface queue (the station's number across all media).
     Station(u32),
+}
+
+/// What a packet capture records: a link direction, or a hop of a medium (from one station
+/// to its neighbour).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tapped {
+    Dir(u32),
+    Air { medium: u32, from: u16, to: u16 },
 }
 
 /// A constant-bit-rate UDP flow's state.
@@ -153,8 +161,10 @@ pub struct Sim {
     name: Option<String>,
     /// The `[wireless]` line's flows (None for any other network).
     line: Option<Vec<LineFlow>>,
-    /// Packet captures of chosen directions (None: no capture, no per-packet work).
+    /// Packet captures of chosen directions and Wi-Fi hops (None: no capture, no per-packet
+    /// work), and what each captures.
     pub captures: Option<Box<crate::output::pcap::Captures>>,
+    tapped: Vec<Tapped>,
     /// `[[workloads]]` (empty without), their live flows by number, the results of those that
     /// finished, and the most alive at once.
     wl: Vec<Workload>,
@@ -424,6 +434,7 @@ impl Sim {
             name,
             line,
             captures: None,
+            tapped: Vec::new(),
             wl: Vec::new(),
             live: HashMap::new(),
             done: Vec::new(),
@@ -432,17 +443,28 @@ impl Sim {
         }
     }
 
-    /// Capture the packets offered to the directions `ids` (`"from->to"`), each in a pcap of
-    /// its own ([`crate::output::pcap`]), frames cut to `snaplen` bytes. Call before the run.
+    /// Capture the packets of `ids`, each in a pcap of its own ([`crate::output::pcap`]),
+    /// frames cut to `snaplen` bytes. Call before the run. An id `"a->b"` names the link
+    /// direction from node a to node b (the packets offered to it), or, without one, the hop
+    /// of the first Wi-Fi medium on which a and b are neighbouring stations (the packets a
+    /// sends b over the air, at their first transmission): the hop routes take between them.
+    /// On a `[wireless]` line it names the hop between stations a and b.
     pub fn capture(&mut self, ids: &[String], snaplen: u32) -> Result<(), String> {
         assert!(self.now == 0 && self.event_count == 0, "captures are set before the run");
-        let mut dirs = Vec::with_capacity(ids.len());
-        for id in ids {
-            match self.net.dir_named(id) {
-                Some(d) => dirs.push(d),
+        let mut targets = Vec::with_capacity(ids.len());
+        for (k, id) in ids.iter().enumerate() {
+            if ids[..k].contains(id) {
+                return Err(format!("pcap_links: {id:?} is named twice; accepted: each link direction or Wi-Fi hop once"));
+            }
+            match self.capture_target(id) {
+                Some(t) => targets.push(t),
                 None => {
-                    let all: Vec<&str> = self.net.dirs.iter().map(|d| d.id.as_str()).collect();
-                    return Err(format!("pcap_links: no link direction {id:?}; accepted: {}", all.join(", ")));
+                    let what = match (self.net.media.is_empty(), self.line.is_some()) {
+                        (true, _) => "link direction",
+                        (false, true) => "Wi-Fi hop",
+                        (false, false) => "link direction or Wi-Fi hop",
+                    };
+                    return Err(format!("pcap_links: no {what} {id:?}; accepted: {}", self.capture_ids().join(", ")));
                 }
             }
         }
@@ -461,19 +483,64 @@ impl Sim {
                 crate::output::pcap::FlowEnds { src, dst, mss: w.cfg.tcp.mss }
             })
             .collect();
-        for (c, &d) in dirs.iter().enumerate() {
-            self.net.dirs[d as usize].capture = Some(c as u32);
+        for (c, &t) in targets.iter().enumerate() {
+            match t {
+                Tapped::Dir(d) => self.net.dirs[d as usize].capture = Some(c as u32),
+                Tapped::Air { medium, from, to } => {
+                    self.net.media[medium as usize].taps.get_or_insert_with(Default::default).push((from, to, c as u32, Vec::new()))
+                }
+            }
         }
         self.captures = Some(Box::new(crate::output::pcap::Captures::new(ids.to_vec(), flows, workloads, snaplen)));
+        self.tapped = targets;
         Ok(())
+    }
+
+    /// What a capture id names (see [`Sim::capture`]).
+    fn capture_target(&self, id: &str) -> Option<Tapped> {
+        if self.line.is_none() {
+            if let Some(d) = self.net.dir_named(id) {
+                return Some(Tapped::Dir(d));
+            }
+        }
+        self.air_hops().into_iter().find(|h| h.0 == id).map(|h| h.1)
+    }
+
+    /// Every hop of every medium, each way between neighbouring stations, with its id
+    /// (`"a->b"`, the stations' node names), medium by medium, station by station.
+    fn air_hops(&self) -> Vec<(String, Tapped)> {
+        let mut out = Vec::new();
+        for (m, med) in self.net.media.iter().enumerate() {
+            let n = &med.nodes;
+            for k in 0..n.len().saturating_sub(1) {
+                for (from, to) in [(k, k + 1), (k + 1, k)] {
+                    let id = format!("{}->{}", self.net.nodes[n[from] as usize], self.net.nodes[n[to] as usize]);
+                    out.push((id, Tapped::Air { medium: m as u32, from: from as u16, to: to as u16 }));
+                }
+            }
+        }
+        out
+    }
+
+    /// The ids a capture accepts, as [`Sim::capture_target`] resolves them: the link
+    /// directions (none on a `[wireless]` line), then the Wi-Fi hops no link direction shadows.
+    fn capture_ids(&self) -> Vec<String> {
+        let mut out: Vec<String> = if self.line.is_some() { Vec::new() } else { self.net.dirs.iter().map(|d| d.id.clone()).collect() };
+        for (id, _) in self.air_hops() {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        out
     }
 
     /// An upper bound, before the run, on the packets the captures will record (for the memory
     /// estimate, [`crate::limits`]), the sum over the captured directions of:
     /// - data: the packets the data routes through it can carry over the run: for each distinct
-    ///   slowest direction with a rate on those routes (or, on a route without one, its fastest
-    ///   Wi-Fi PHY rate), its capacity over the run in packets of the smallest MSS + 52 bytes of
-    ///   the flows there; for a direction with a rate, at most its own capacity so counted;
+    ///   direction or Wi-Fi hop that bounds one of those routes (its slowest direction with a
+    ///   rate, or a hop, below), what it lets through over the run in packets of the smallest
+    ///   MSS + 52 bytes of the flows there; for a direction with a rate or a hop, at most what
+    ///   it lets through itself;
     /// - ACKs: one per data segment delivered at most, so the same count over the flows whose
     ///   ACKs cross it (for a direction with a rate, at most its capacity in 52-byte ACKs);
     /// - a TCP flow's last segment, which may be shorter: one per flow crossing it (for a
@@ -485,50 +552,61 @@ impl Sim {
     /// [`crate::limits::CAPTURE_DROP_ALLOWANCE`] of itself, which heavier losses exceed. A
     /// route with no rate and no Wi-Fi hop has no bound and counts nothing. The run still
     /// watches the records and stops when they pass the limit (`limits::check_capture`).
+    ///
+    /// A Wi-Fi hop bounds packets as a direction does, by the frames its sender can send over
+    /// the run: one at a time, each taking at least its airtime at the profile's rate (the
+    /// highest rate control may choose), SIFS and its MAC ACK's airtime; a route's bound is
+    /// the tightest of its slowest direction's and its hops'. A packet is captured on a hop
+    /// once however many MAC attempts it takes.
     pub fn capture_bound(&self) -> u64 {
-        let dirs: Vec<u32> = (0..self.net.dirs.len() as u32).filter(|&d| self.net.dirs[d as usize].capture.is_some()).collect();
-        dirs.iter().fold(0u64, |n, &d| n.saturating_add(self.capture_bound_of(d)))
+        self.tapped.iter().fold(0u64, |n, &t| n.saturating_add(self.capture_bound_of(t)))
     }
 
-    /// [`Sim::capture_bound`] of direction `d`.
-    fn capture_bound_of(&self, d: u32) -> u64 {
+    /// [`Sim::capture_bound`] of one captured direction or hop.
+    fn capture_bound_of(&self, target: Tapped) -> u64 {
         use crate::limits::{packets_bits, workload_flows};
+        /// What bounds a route's packets: a direction with a rate, or a hop of a medium.
         #[derive(PartialEq, Clone, Copy)]
         enum Key {
             Dir(u32),
-            Phy(u32),
+            Air(u16, u16, u16),
         }
         let end = self.end;
+        // Packets of `wire` bytes a key lets through over the run: a direction's capacity; a
+        // hop's sender sends one data frame at a time, each taking at least its airtime at the
+        // profile's (highest) rate, SIFS and its MAC ACK's airtime.
+        let through = |k: Key, wire: u32| match k {
+            Key::Dir(d) => packets_bits(self.net.dirs[d as usize].capacity_bits(end), wire),
+            Key::Air(m, _, _) => {
+                let p = &self.net.media[m as usize].cfg.phy;
+                end / (p.data_airtime(wire) + p.sifs + p.ack_airtime()).max(1)
+            }
+        };
         let crosses = |route: &Route| {
-            route.hops().iter().any(|h| match *h {
-                Hop::Dir(x) => x == d,
-                Hop::Seg(s) => self.net.segs[s as usize].dirs.contains(&d),
-                Hop::Air { .. } => false,
+            route.hops().iter().any(|h| match (*h, target) {
+                (Hop::Dir(x), Tapped::Dir(d)) => x == d,
+                (Hop::Seg(s), Tapped::Dir(d)) => self.net.segs[s as usize].dirs.contains(&d),
+                (Hop::Air { medium, from, to }, Tapped::Air { medium: m, from: f, to: t }) => (medium as u32, from, to) == (m, f, t),
+                _ => false,
             })
         };
-        // What a route carries at most over the run, in bits, and what limits it.
-        let carries = |route: &Route| -> Option<(Key, f64)> {
-            if let Some(s) = slowest(&self.net, route) {
-                return Some((Key::Dir(s), self.net.dirs[s as usize].capacity_bits(end)));
-            }
-            route
-                .hops()
-                .iter()
-                .filter_map(|h| match *h {
-                    Hop::Air { medium, .. } => Some(medium),
-                    _ => None,
-                })
-                .max_by_key(|&m| self.net.media[m as usize].cfg.phy.data_rate_bps)
-                .map(|m| (Key::Phy(m as u32), self.net.media[m as usize].cfg.phy.data_rate_bps as f64 * end as f64 / SEC as f64))
+        // What bounds a route's packets of `wire` bytes most tightly: its slowest direction
+        // with a rate or one of its Wi-Fi hops (None: neither, no bound).
+        let limit = |route: &Route, wire: u32| -> Option<Key> {
+            let air = route.hops().iter().filter_map(|h| match *h {
+                Hop::Air { medium, from, to } => Some(Key::Air(medium, from, to)),
+                _ => None,
+            });
+            slowest(&self.net, route).map(Key::Dir).into_iter().chain(air).min_by_key(|&k| through(k, wire))
         };
-        // (what limits them, its bits, the smallest wire size) for data and for ACKs.
-        let mut data: Vec<(Key, f64, u32)> = Vec::new();
-        let mut acks: Vec<(Key, f64, u32)> = Vec::new();
-        let add = |v: &mut Vec<(Key, f64, u32)>, c: Option<(Key, f64)>, wire: u32| {
-            if let Some((k, bits)) = c {
+        // (what bounds them, the smallest wire size) for data and for ACKs.
+        let mut data: Vec<(Key, u32)> = Vec::new();
+        let mut acks: Vec<(Key, u32)> = Vec::new();
+        let add = |v: &mut Vec<(Key, u32)>, k: Option<Key>, wire: u32| {
+            if let Some(k) = k {
                 match v.iter_mut().find(|e| e.0 == k) {
-                    Some(e) => e.2 = e.2.min(wire),
-                    None => v.push((k, bits, wire)),
+                    Some(e) => e.1 = e.1.min(wire),
+                    None => v.push((k, wire)),
                 }
             }
         };
@@ -536,12 +614,12 @@ impl Sim {
         let mut tcp = |fwd: &Route, rev: &Route, mss: u32, flows: u64, data: &mut Vec<_>, acks: &mut Vec<_>| {
             let wire = mss + crate::tcp::HEADER_BYTES;
             if crosses(fwd) {
-                add(data, carries(fwd), wire);
+                add(data, limit(fwd, wire), wire);
                 data_wire = data_wire.min(wire);
                 short = short.saturating_add(flows);
             }
             if crosses(rev) {
-                add(acks, carries(fwd), wire);
+                add(acks, limit(fwd, wire), wire);
                 short = short.saturating_add(flows);
             }
         };
@@ -558,12 +636,16 @@ impl Sim {
         for w in &self.wl {
             tcp(&w.fwd, &w.rev, w.cfg.tcp.mss, workload_flows(&w.cfg, end), &mut data, &mut acks);
         }
-        let sum = |v: &[(Key, f64, u32)]| v.iter().fold(0u64, |n, &(_, bits, wire)| n.saturating_add(packets_bits(bits, wire)));
-        let dir = &self.net.dirs[d as usize];
-        let own = |wire: u32| if dir.unlimited() { u64::MAX } else { packets_bits(dir.capacity_bits(end), wire) };
+        let sum = |v: &[(Key, u32)]| v.iter().fold(0u64, |n, &(k, wire)| n.saturating_add(through(k, wire)));
+        // At most what the captured direction or hop itself lets through.
+        let own = |wire: u32| match target {
+            Tapped::Dir(d) if self.net.dirs[d as usize].unlimited() => u64::MAX,
+            Tapped::Dir(d) => through(Key::Dir(d), wire),
+            Tapped::Air { medium, from, to } => through(Key::Air(medium as u16, from, to), wire),
+        };
         let allowance = |n: u64| n.saturating_add((n as f64 * crate::limits::CAPTURE_DROP_ALLOWANCE).ceil() as u64);
-        let data_pkts = allowance(sum(&data).min(own(data_wire)));
-        let ack_pkts = sum(&acks).min(own(crate::tcp::ACK_BYTES));
+        let data_pkts = if data.is_empty() { 0 } else { allowance(sum(&data).min(own(data_wire))) };
+        let ack_pkts = if acks.is_empty() { 0 } else { sum(&acks).min(own(crate::tcp::ACK_BYTES)) };
         data_pkts.saturating_add(ack_pkts).saturating_add(short).saturating_add(udp)
     }
 
@@ -575,13 +657,20 @@ impl Sim {
             return vec![self.net.dirs[bn as usize].id.clone()];
         }
         let mut out: Vec<String> = Vec::new();
-        let queues = self.flows.iter().map(|f| f.queue).chain(self.wl.iter().map(|w| queue_of(&self.net, &w.fwd)));
-        for q in queues {
-            if let QueueRef::Dir(d) = q {
-                let id = &self.net.dirs[d as usize].id;
-                if !out.contains(id) {
-                    out.push(id.clone());
-                }
+        let routes = self.flows.iter().map(|f| &f.fwd).chain(self.wl.iter().map(|w| &w.fwd));
+        for route in routes {
+            let id = match queue_of(&self.net, route) {
+                QueueRef::Dir(d) => self.net.dirs[d as usize].id.clone(),
+                _ => match route.hops().iter().find(|h| matches!(h, Hop::Air { .. })) {
+                    Some(&Hop::Air { medium, from, to }) => {
+                        let n = &self.net.media[medium as usize].nodes;
+                        format!("{}->{}", self.net.nodes[n[from as usize] as usize], self.net.nodes[n[to as usize] as usize])
+                    }
+                    _ => continue,
+                },
+            };
+            if !out.contains(&id) {
+                out.push(id);
             }
         }
         out
@@ -631,6 +720,14 @@ impl Sim {
         self.now = self.end;
         for d in &mut self.net.dirs {
             d.finish_accounting(self.end);
+        }
+        // The records the media's taps took join their captures.
+        if let Some(caps) = self.captures.as_mut() {
+            for m in &mut self.net.media {
+                for t in m.taps.iter_mut().flat_map(|t| t.iter_mut()) {
+                    caps.absorb(t.2, &mut t.3);
+                }
+            }
         }
     }
 
@@ -1070,7 +1167,7 @@ impl Sim {
     /// a run's memory (see [`crate::limits`]). O(flows).
     /// Memory the packet captures hold so far (0 without captures).
     pub fn capture_heap_bytes(&self) -> usize {
-        self.captures.as_ref().map_or(0, |c| c.heap_bytes())
+        self.captures.as_ref().map_or(0, |c| c.heap_bytes() + self.net.media.iter().map(|m| m.tap_bytes()).sum::<usize>())
     }
 
     pub fn queue_heap_bytes(&self) -> usize {
@@ -1129,6 +1226,7 @@ impl Sim {
             bottleneck: self.bottleneck_summary(),
             warnings,
             stations: self.stations_summary(),
+            air_hops: self.air_hops_summary(),
             workloads: Vec::new(),
         };
         if !self.wl.is_empty() {
@@ -1234,6 +1332,26 @@ impl Sim {
         summary.flows.extend(rows);
     }
 
+    /// Every hop of the network's media that sent data frames, medium by medium, then by
+    /// sending and receiving station.
+    fn air_hops_summary(&self) -> Vec<AirHopSummary> {
+        let mut out = Vec::new();
+        for (m, med) in self.net.media.iter().enumerate() {
+            for (from, to, c) in med.hop_counts() {
+                let name = |k: usize| &self.net.nodes[med.nodes[k] as usize];
+                out.push(AirHopSummary {
+                    id: format!("{}->{}", name(from), name(to)),
+                    medium: self.line.is_none().then_some(m),
+                    packets: c.packets,
+                    attempts: c.attempts,
+                    delivered: c.delivered,
+                    retry_drops: c.retry_drops,
+                });
+            }
+        }
+        out
+    }
+
     /// Every station of the network's media.
     fn stations_summary(&self) -> Vec<StationSummary> {
         let mut out = Vec::new();
@@ -1294,6 +1412,7 @@ impl Sim {
             jain_index: jain_index(&thr),
             flows,
             stations: self.net.media.iter().flat_map(|m| m.station_stats(self.end)).collect(),
+            air_hops: self.air_hops_summary(),
         }
     }
 

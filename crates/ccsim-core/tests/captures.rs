@@ -98,3 +98,36 @@ fn workload_flows_count_by_the_flows_they_start() {
     assert_eq!(b, with_allowance(carried) + carried + 2 * n_flows);
     assert!(n.iter().all(|&x| x > 100), "{n:?}");
 }
+
+#[test]
+fn a_wifi_hop_is_bounded_by_the_frames_its_sender_can_send() {
+    // A 2-hop line (802.11n, 65 Mbps): each hop's sender sends one frame at a time, each
+    // taking at least its airtime, SIFS and its MAC ACK's. The TCP flow 0 -> 2 crosses 0->1
+    // and 1->2 with its data and comes back over 2->1 and 1->0 with its ACKs.
+    let sc = ccsim_core::scenario::WirelessScenario::from_value(&json!({
+        "duration": "5s",
+        "wireless": {"hops": 2},
+        "flows": [{"cc": "cubic"}],
+    }))
+    .unwrap();
+    let phy = &sc.config.phy;
+    let frames = |ip: u32| 5 * ccsim_core::time::SEC / (phy.data_airtime(ip) + phy.sifs + phy.ack_airtime());
+    let bound = |links: &[&str]| {
+        let mut sim = Sim::line(&sc, 1, false);
+        sim.capture(&links.iter().map(|s| s.to_string()).collect::<Vec<_>>(), 128).unwrap();
+        let b = sim.capture_bound();
+        sim.run_to_end();
+        let caps = sim.captures.as_ref().unwrap();
+        (b, (0..links.len()).map(|c| caps.len(c) as u64).sum::<u64>(), sim.wireless_output(0.0).air_hops)
+    };
+    let (data, n, hops) = bound(&["0->1"]);
+    assert_eq!(data, with_allowance(frames(1500)) + 1);
+    assert_eq!(n, hops.iter().find(|h| h.id == "0->1").unwrap().packets);
+    assert!(n <= data && n > 0);
+    // The ACKs: one per data segment delivered, which its data hops bound; the hop itself
+    // would let more 52-byte frames through.
+    let (acks, n, _) = bound(&["1->0"]);
+    assert!(frames(52) > frames(1500));
+    assert_eq!(acks, frames(1500) + 1);
+    assert!(n <= acks && n > 0);
+}

@@ -1,6 +1,9 @@
-//! Packet captures: the packets offered to chosen link directions, written as pcap files
-//! (nanosecond timestamps, `LINKTYPE_ETHERNET`) with synthetic but valid Ethernet, IPv4 and
-//! TCP or UDP headers, so Wireshark's and tshark's TCP analysis work on them.
+//! Packet captures: the packets offered to chosen link directions, or sent over chosen Wi-Fi
+//! hops, written as pcap files (nanosecond timestamps, `LINKTYPE_ETHERNET`) with synthetic but
+//! valid Ethernet, IPv4 and TCP or UDP headers, so Wireshark's and tshark's TCP analysis work
+//! on them. A Wi-Fi hop's records are taken by its medium ([`crate::net::wifi::Dcf`]): each IP
+//! packet once, at the start of its first transmission (MAC retries, which an Ethernet frame
+//! could not mark as such, are not repeated), handed to the capture at the end of the run.
 //!
 //! What a record holds: the time the packet was offered to the direction (simulated time from
 //! 0; on an unlimited direction, the time it enters that direction within its delay segment),
@@ -33,10 +36,17 @@ use std::io::Write;
 
 /// A captured packet: when, what, and its ECN field then.
 #[derive(Debug, Clone, Copy)]
-struct Rec {
+pub struct Rec {
     t: Time,
     pkt: Packet,
     ecn: Ecn,
+}
+
+impl Rec {
+    #[inline]
+    pub fn new(t: Time, pkt: Packet, ecn: Ecn) -> Rec {
+        Rec { t, pkt, ecn }
+    }
 }
 
 /// Bytes of one record in memory.
@@ -108,6 +118,11 @@ impl Captures {
             let w = &self.workloads[((flow >> 24) & 0x7f) as usize];
             (w.ends, w.out_ids[(flow & 0x00ff_ffff) as usize])
         }
+    }
+
+    /// Add records a medium's tap on capture `c`'s hop took.
+    pub fn absorb(&mut self, c: u32, recs: &mut Vec<Rec>) {
+        self.caps[c as usize].recs.append(recs);
     }
 
     /// Record `pkt` (ECN field `ecn`) offered to capture `c`'s direction at `t`.
