@@ -164,9 +164,11 @@ def cli() -> None:
               help="Memory the run may use, e.g. 8GB (default: $CCSIM_MEMORY_LIMIT, else half "
                    "of this machine's memory); a run estimated to need more is refused.")
 @click.option("--pcap", "pcap_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              metavar="DIR", help="Write a packet capture (pcap) of each --pcap-links direction into DIR.")
+              metavar="DIR", help="Write a packet capture (pcap) of each --pcap-links direction or Wi-Fi hop into DIR.")
 @click.option("--pcap-links", "pcap_links", default=None, metavar="A->B,...",
-              help="Link directions to capture, e.g. r1->r2,r2->r1 (default: the bottleneck).")
+              help="Link directions or Wi-Fi hops to capture, e.g. r1->r2,r2->r1, or ap->sta for what "
+                   "station ap sends station sta over the air (default: the bottleneck, else each "
+                   "flow's slowest direction or first Wi-Fi hop).")
 @click.option("--pcap-snaplen", "pcap_snaplen", type=int, default=128, show_default=True, metavar="BYTES",
               help="Bytes of each frame kept in the capture (headers and the start of the payload).")
 def run_cmd(file: Path, seed: int | None, out_dir: Path | None, as_json: bool, no_timeseries: bool,

@@ -127,17 +127,21 @@ def resolve(memory_limit: Any = None, *, share: int = 1) -> tuple[int, str]:
     return default_limit(share)
 
 
-def estimate(scenario: Any, *, timeseries: bool = True) -> dict[str, int]:
+def estimate(scenario: Any, *, timeseries: bool = True, pcap: bool = False,
+             pcap_links: list[str] | None = None) -> dict[str, int]:
     """The memory a run of ``scenario`` needs, in bytes and counts: ``total_bytes``,
     ``flows``/``flow_bytes``, ``packets``/``packet_bytes`` (queued or in flight),
-    ``timeseries_rows``/``timeseries_bytes`` and ``cc_event_rows``/``cc_event_bytes``.
+    ``timeseries_rows``/``timeseries_bytes``, ``cc_event_rows``/``cc_event_bytes``,
+    ``workload_rows``/``workload_row_bytes`` (finished workload flows' rows) and
+    ``captured_packets``/``capture_bytes`` (with ``pcap``: a capture of ``pcap_links``, by
+    default the bottleneck, as :func:`ccsim.run` takes them).
     :class:`ScenarioError` for an invalid scenario."""
     from . import _core
     from .result import _as_scenario
 
     sc = _as_scenario(scenario)
     try:
-        return json.loads(_core.estimate_memory(sc.to_json(), bool(timeseries)))
+        return json.loads(_core.estimate_memory(sc.to_json(), bool(timeseries), bool(pcap), pcap_links))
     except ValueError as exc:
         raise sc._error(exc) from None
 

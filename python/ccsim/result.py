@@ -63,11 +63,12 @@ def run(
     that needs more memory than its limit.
 
     ``pcap`` (a folder, created if missing) writes a packet capture of each link direction
-    in ``pcap_links`` (ids such as ``"r1->r2"``; default: the bottleneck, or on a
-    ``[[links]]`` network the slowest direction of each flow's path) as
-    ``<from>-<to>.pcap``: the packets offered to the direction, with synthetic Ethernet,
-    IPv4 and TCP headers, frames cut to ``pcap_snaplen`` bytes (see docs/model.md).
-    :attr:`Result.pcap_files` lists them.
+    or Wi-Fi hop in ``pcap_links`` (ids such as ``"r1->r2"``; default: the bottleneck, or
+    else the slowest direction of each flow's path, or its first Wi-Fi hop if it has no
+    direction with a rate) as ``<from>-<to>.pcap``: the packets offered to the direction, or
+    those the hop's first station sends the second over the air (once each, at its first
+    transmission), with synthetic Ethernet, IPv4 and TCP or UDP headers, frames cut to
+    ``pcap_snaplen`` bytes (see docs/model.md). :attr:`Result.pcap_files` lists them.
     """
     from . import limits
 
@@ -244,6 +245,14 @@ class Result:
         row per station (attempts, successes, ACK timeouts, retry/queue/host drops, collisions
         at the receiver, frame errors, CPU utilization); empty for a network without Wi-Fi."""
         return _records_frame(self._summary.get("stations", []) or [], schema.table("stations"))
+
+    @cached_property
+    def air_hops(self) -> pd.DataFrame:
+        """One row per hop of a Wi-Fi medium that sent data frames (``id`` such as ``"ap->sta"``,
+        the ``[[wifi]]`` entry's index ``medium`` except on a ``[wireless]`` line): IP packets
+        sent over it (each once, as its capture has them), transmissions with MAC retries,
+        frames delivered, retry drops. Empty for a network without Wi-Fi."""
+        return _records_frame(self._summary.get("air_hops", []) or [], schema.table("air_hops"))
 
     @property
     def flows(self) -> list[dict[str, Any]]:

@@ -49,6 +49,9 @@ TOO_BIG = {
     "100ms-over-1e6s": (_dumbbell("1000000s", [{"cc": "cubic", "count": 2}]), {limits.ENV_VAR: "8GB"}),
     # 3 x 100,000 flows
     "3x100000-flows": (_dumbbell("10s", [{"cc": c, "count": 100000} for c in ("cubic", "bbr", "newreno")]), {}),
+    # 10,000 short flows a second for 10 minutes: 6 million rows of finished flows
+    "workload-1e4-per-s": ({"duration": "600s", "bottleneck": {"rate": "100Gbps", "delay": "1ms"},
+                            "workloads": [{"cc": "cubic", "sizes": "hadoop", "arrivals": "10000/s"}]}, {limits.ENV_VAR: "8GB"}),
 }
 
 
@@ -66,7 +69,11 @@ def test_a_run_too_big_is_refused_before_it_starts_with_the_estimate(case, write
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     line = lines[0]
     assert line.startswith(f"error: {path}: "), line
-    if case == "3x100000-flows":
+    if case == "workload-1e4-per-s":
+        # 6,000,000 + 4 x sqrt(6,000,000) rows x 10,000 bytes (WORKLOAD_ROW_BYTES)
+        assert "this run would need about 60.1 GB (workload flows' rows 60.1 GB (up to 6,009,798 flows)" in line, line
+        assert "more than the memory limit of " in line and "fewer flows or a shorter duration" in line, line
+    elif case == "3x100000-flows":
         assert "flows[1].count: 100000 brings the flows of all entries to 200000, too many" in line, line
         # 200,000 flows x 24,000 bytes (TCP_FLOW_BYTES)
         assert "would need about 4.8 GB" in line and "at most 100000 flows in all [[flows]] entries" in line, line
@@ -101,6 +108,22 @@ def test_the_python_api_refuses_with_a_scenario_error_and_accepts_just_under_the
     small = est["total_bytes"] - est["timeseries_bytes"]
     assert limits.estimate(sc, timeseries=False)["total_bytes"] == small
     assert len(ccsim.run(sc, timeseries=False, memory_limit=small).timeseries) == 0
+
+
+def test_ordinary_workload_runs_are_not_refused():
+    """The example with a workload, and the issue's 10-minute run of about 100,000 short flows
+    (1-20 KB at 167 a second), fit in 2 GB with their rows counted; the example runs under
+    the limit its estimate gives."""
+    from _support import EXAMPLES
+
+    est = limits.estimate(EXAMPLES / "short_flows.toml", timeseries=False)
+    assert 0 < est["workload_rows"] < 1000 and est["total_bytes"] < 2e9
+    res = ccsim.run(EXAMPLES / "short_flows.toml", timeseries=False, memory_limit=est["total_bytes"])
+    assert len(res.to_dict()["flows"]) - 2 <= est["workload_rows"]
+    long = {"duration": "600s", "bottleneck": {"rate": "100Mbps", "delay": "2ms", "buffer": "2bdp"},
+            "workloads": [{"cc": "cubic", "sizes": "hadoop", "arrivals": "167/s"}]}
+    est = limits.estimate(long, timeseries=False)
+    assert est["workload_rows"] == 101_467 and est["total_bytes"] < 2e9
 
 
 def test_the_limit_comes_from_the_argument_then_the_environment_then_the_machine(monkeypatch):

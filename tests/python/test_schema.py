@@ -78,6 +78,10 @@ def test_the_schema_names_every_column_of_results_tables(results):
         if name != "dumbbell":
             stations = schema.table("stations")
             _check_frame(res.stations, stations, all_columns=name == "network")
+            _check_frame(res.air_hops, schema.table("air_hops"), all_columns=name == "network")
+            assert len(res.air_hops) > 0 and len(res.air_hops) == len(res.to_dict()["air_hops"])
+        else:
+            assert len(res.air_hops) == 0 and "air_hops" not in res.to_dict()
     # The events and the queue state have values (so their columns' types are checked on rows).
     assert len(results["dumbbell"].cc_events) > 0
     assert results["dumbbell"].timeseries["queue_state"].notna().any()

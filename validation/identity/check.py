@@ -94,7 +94,7 @@ def _canon(value: Any) -> Any:
 #: model): new information, not a change of any recorded value. They are left out of the hash
 #: so that the recorded hashes keep checking every value that existed then. A key joins this
 #: list only in the commit that adds it to the output.
-ADDED_RUN_KEYS = ("links",)
+ADDED_RUN_KEYS = ("links", "air_hops")
 ADDED_FLOW_KEYS = ("path", "ce_received", "ece_reductions")
 ADDED_BOTTLENECK_KEYS = ("qdisc", "aqm_drops", "marks", "capacity_mbps")
 

@@ -17,6 +17,14 @@
 //!   at most two per ACK the link can carry plus one per retransmission timeout, and never more
 //!   than [`MAX_CC_EVENTS`] + 1 rows (see [`crate::metrics::EventLog`]), [`EVENT_ROW_BYTES`] each.
 //!
+//! - workload flow rows: a `[[workloads]]` entry's flows that finish keep their row of `flows`
+//!   to the end of the run; [`WORKLOAD_ROW_BYTES`] each, for the flows it can start
+//!   ([`workload_flows`]: the expected number of Poisson arrivals over its span within the run,
+//!   plus four standard deviations);
+//! - captured packets (`pcap`): every captured packet's record stays in memory until the run
+//!   ends, [`CAPTURE_RECORD_BYTES`] each, for at most [`crate::sim::Sim::capture_bound`]
+//!   records (computed once the capture is set up, since it follows the flows' routes).
+//!
 //! Queues that grow without a bound set by the scenario (a flow whose access link is slower
 //! than the bottleneck queues in its unlimited access queue as its window grows) are not in
 //! the estimate: [`crate::sim::Sim::queue_heap_bytes`] lets a caller watch them during a run.
@@ -27,6 +35,7 @@ use crate::topology::general::{Buffer, Topology};
 use crate::tcp::{TcpConfig, HEADER_BYTES};
 use crate::time::{Time, SEC};
 use crate::scenario::WFlowKind;
+use crate::workload::WorkloadConfig;
 use serde_json::{json, Value};
 
 /// Most flows one run may have, over all `[[flows]]` entries together.
@@ -77,6 +86,31 @@ pub const TS_ROW_BYTES: u64 = 600;
 /// `Result.cc_events`, 262 B with `ccsim run --out`).
 pub const EVENT_ROW_BYTES: u64 = 300;
 
+/// Bytes per finished workload flow's row: the engine's row (about 300 bytes) and what it
+/// becomes in Python: a dict in the summary, a row of `Result.summary`, of the table
+/// `ccsim run` prints, of `flows.parquet`.
+///
+/// Measured with `python3 bench/capture_memory.py` (bench/results/capture_memory.md): peak RSS
+/// of about 1, 20,000 and 60,000 completed 1-2 KB flows; slope of the least-squares line, in
+/// bytes per row, over two runs of the script: 4,777-4,781 (`ccsim run --json`), 2,670-2,674
+/// (`ccsim.run` with `Result.summary` and `to_dict()`), 2,859-2,861 (`ccsim run`),
+/// 7,355-7,880 (`ccsim run --out`). 10,000 is 1.27x the largest.
+pub const WORKLOAD_ROW_BYTES: u64 = 10_000;
+/// Bytes per captured packet: its record in the engine ([`crate::output::pcap::RECORD_BYTES`]:
+/// the time, the packet and its ECN field), twice over for the room a growing list keeps (at
+/// most its length again). Measured with `python3 bench/capture_memory.py`: 64 bytes per
+/// packet with `ccsim run --json`, 57-59 with `ccsim run` (the records are freed once
+/// written, before Python builds its tables, so the other ways of running peak elsewhere).
+pub const CAPTURE_RECORD_BYTES: u64 = 2 * crate::output::pcap::RECORD_BYTES as u64;
+
+/// Data packets a captured direction may see dropped (by it or by the slowest direction after
+/// it), as a share of those the flows' slowest directions can carry: an allowance, not a bound
+/// (see [`crate::sim::Sim::capture_bound`]). On a 10 Mbps bottleneck with a 50-packet buffer
+/// over 30 s, drops were 0.1%, 5.6%, 18% and 31% of its packets with 1, 20, 100 and 500 CUBIC
+/// flows, and the bound 1.25, 1.18, 1.02 and 0.88 x the packets captured (`python3
+/// bench/capture_memory.py --what drops`).
+pub const CAPTURE_DROP_ALLOWANCE: f64 = 0.25;
+
 /// Algorithms that record algorithm events ([`crate::cc::SockState::record`]); the others
 /// never do, except registered ones ([`crate::cc::external`]), which are counted as if they did. `tests::logging_algorithms_are_the_ones_that_record` keeps this list right.
 pub const LOGGING_ALGORITHMS: &[&str] = &["bbr-expire", "bbr-rtprop", "bbrplus", "cdg", "chd", "copa", "hd", "ucc"];
@@ -92,6 +126,10 @@ pub struct MemoryEstimate {
     pub timeseries_bytes: u64,
     pub cc_event_rows: u64,
     pub cc_event_bytes: u64,
+    pub workload_rows: u64,
+    pub workload_row_bytes: u64,
+    pub captured_packets: u64,
+    pub capture_bytes: u64,
 }
 
 fn mul(a: u64, b: u64) -> u64 {
@@ -104,9 +142,28 @@ fn packets_at(rate_bps: u64, duration: Time, wire_bytes: u32) -> u64 {
     (bits / (8 * wire_bytes as u128)).min(u64::MAX as u128) as u64
 }
 
+/// `bits` in packets of `wire_bytes` (rounded down).
+pub fn packets_bits(bits: f64, wire_bytes: u32) -> u64 {
+    (bits / (8.0 * wire_bytes as f64)).min(u64::MAX as f64) as u64
+}
+
 /// Time-series samples in a run: one every `interval` up to and including the end.
 fn samples(duration: Time, interval: Time) -> u64 {
     duration / interval.max(1)
+}
+
+/// Most flows workload `w` starts in a run of `duration`: the expected number of its Poisson
+/// arrivals over [start, min(stop, duration)), plus four standard deviations (exceeded with a
+/// probability below 1e-4 for any mean), rounded up.
+pub fn workload_flows(w: &WorkloadConfig, duration: Time) -> u64 {
+    let span = w.stop.min(duration).saturating_sub(w.start);
+    let mean = w.flows_per_s * span as f64 / SEC as f64;
+    (mean + 4.0 * mean.sqrt()).ceil().min(u64::MAX as f64) as u64
+}
+
+/// The rows of the flows every workload of `sc` starts.
+fn workload_rows(sc: &Scenario) -> u64 {
+    sc.workloads.iter().fold(0u64, |n, w| n.saturating_add(workload_flows(w, sc.duration)))
 }
 
 /// Event rows of `flows` (their TCP settings and algorithms) over a link of `rate_bps`: at
@@ -131,14 +188,31 @@ fn event_rows<'a>(flows: impl Iterator<Item = (&'a str, &'a TcpConfig)>, rate_bp
 
 impl MemoryEstimate {
     pub fn total(&self) -> u64 {
-        self.flow_bytes.saturating_add(self.packet_bytes).saturating_add(self.timeseries_bytes).saturating_add(self.cc_event_bytes)
+        self.flow_bytes
+            .saturating_add(self.packet_bytes)
+            .saturating_add(self.timeseries_bytes)
+            .saturating_add(self.cc_event_bytes)
+            .saturating_add(self.workload_row_bytes)
+            .saturating_add(self.capture_bytes)
     }
 
     fn with_bytes(mut self) -> Self {
         self.packet_bytes = mul(self.packets, PACKET_BYTES);
         self.timeseries_bytes = mul(self.timeseries_rows, TS_ROW_BYTES);
         self.cc_event_bytes = mul(self.cc_event_rows, EVENT_ROW_BYTES);
+        self.workload_row_bytes = mul(self.workload_rows, WORKLOAD_ROW_BYTES);
+        self.capture_bytes = mul(self.captured_packets, CAPTURE_RECORD_BYTES);
         self
+    }
+
+    /// The same estimate for a run that captures at most `packets` packets.
+    pub fn with_capture(self, packets: u64) -> Self {
+        MemoryEstimate { captured_packets: packets, ..self }.with_bytes()
+    }
+
+    /// Everything but what is watched during the run (queued packets and captured ones).
+    fn unwatched(&self) -> u64 {
+        self.total() - self.packet_bytes - self.capture_bytes
     }
 
     /// Every part in bytes and counts, and the total.
@@ -153,6 +227,10 @@ impl MemoryEstimate {
             "timeseries_bytes": self.timeseries_bytes,
             "cc_event_rows": self.cc_event_rows,
             "cc_event_bytes": self.cc_event_bytes,
+            "workload_rows": self.workload_rows,
+            "workload_row_bytes": self.workload_row_bytes,
+            "captured_packets": self.captured_packets,
+            "capture_bytes": self.capture_bytes,
         })
     }
 
@@ -164,6 +242,8 @@ impl MemoryEstimate {
             (self.flow_bytes, format!("{} flow{} {}", count_text(self.flows), if self.flows == 1 { "" } else { "s" }, bytes_text(self.flow_bytes))),
             (self.packet_bytes, format!("queues {} (up to {} packets)", bytes_text(self.packet_bytes), count_text(self.packets))),
             (self.cc_event_bytes, format!("algorithm events {} (up to {} rows)", bytes_text(self.cc_event_bytes), count_text(self.cc_event_rows))),
+            (self.workload_row_bytes, format!("workload flows' rows {} (up to {} flows)", bytes_text(self.workload_row_bytes), count_text(self.workload_rows))),
+            (self.capture_bytes, format!("captured packets {} (up to {} packets)", bytes_text(self.capture_bytes), count_text(self.captured_packets))),
         ];
         parts.sort_by_key(|p| std::cmp::Reverse(p.0));
         let listed: Vec<&str> = parts.iter().filter(|p| p.0 > 0).map(|p| p.1.as_str()).collect();
@@ -222,6 +302,7 @@ pub fn estimate_dumbbell(sc: &Scenario, timeseries: bool) -> MemoryEstimate {
         // within the flows' 600 bytes a row).
         timeseries_rows: if timeseries { mul(n, samples(sc.duration, sc.sample_interval)) } else { 0 },
         cc_event_rows: event_rows(sc.flows.iter().map(|f| (f.cc.as_str(), &f.tcp)), b.rate_bps, sc.duration, false),
+        workload_rows: workload_rows(sc),
         ..MemoryEstimate::default()
     }
     .with_bytes()
@@ -271,6 +352,7 @@ fn estimate_links(sc: &Scenario, topo: &Topology, timeseries: bool) -> MemoryEst
         packets: packets.saturating_add(windows),
         timeseries_rows: if timeseries { mul(n + buffered, rows) } else { 0 },
         cc_event_rows: event_rows(sc.flows.iter().map(|f| (f.cc.as_str(), &f.tcp)), max_rate, sc.duration, false),
+        workload_rows: workload_rows(sc),
         ..MemoryEstimate::default()
     }
     .with_bytes()
@@ -332,13 +414,23 @@ or raise the limit (--memory-limit, memory_limit=..., or the CCSIM_MEMORY_LIMIT 
 /// The estimate if it fits in `limit` bytes; otherwise the one-line refusal. `limit_text`
 /// says where the limit comes from, e.g. "half of this machine's 24.7 GB".
 pub fn check(sc: &AnyScenario, timeseries: bool, limit: u64, limit_text: &str) -> Result<MemoryEstimate, String> {
-    let e = estimate(sc, timeseries);
+    refuse_over(estimate(sc, timeseries), limit, limit_text, "")
+}
+
+/// The estimate `e` of a run that will also capture at most `packets` packets (see
+/// [`crate::sim::Sim::capture_bound`]) if it fits in `limit` bytes; otherwise the one-line
+/// refusal, which suggests capturing less first.
+pub fn check_capture_estimate(e: MemoryEstimate, packets: u64, limit: u64, limit_text: &str) -> Result<MemoryEstimate, String> {
+    refuse_over(e.with_capture(packets), limit, limit_text, "capture fewer directions (pcap_links) or a shorter run, or ")
+}
+
+fn refuse_over(e: MemoryEstimate, limit: u64, limit_text: &str, first: &str) -> Result<MemoryEstimate, String> {
     if e.total() <= limit {
         return Ok(e);
     }
     let of = if limit_text.is_empty() { String::new() } else { format!(", {limit_text}") };
     Err(format!(
-        "this run would need {}, more than the memory limit of {}{of}; to run it: {REMEDIES}",
+        "this run would need {}, more than the memory limit of {}{of}; to run it: {first}{REMEDIES}",
         e.describe(),
         bytes_text(limit)
     ))
@@ -348,7 +440,7 @@ pub fn check(sc: &AnyScenario, timeseries: bool, limit: u64, limit_text: &str) -
 /// grown by `grown` bytes since the start, more than the limit leaves them beside the rest
 /// of the estimate `e`. `now` and `end` are the simulated time so far and the run's end.
 pub fn check_growth(e: &MemoryEstimate, limit: u64, limit_text: &str, grown: u64, now: Time, end: Time) -> Result<(), String> {
-    let rest = e.total() - e.packet_bytes;
+    let rest = e.unwatched();
     if rest.saturating_add(grown) <= limit {
         return Ok(());
     }
@@ -365,11 +457,11 @@ give the flows a receive window (rwnd), a faster access_rate or a smaller buffer
     ))
 }
 
-/// A run with packet captures holds every captured packet's record (about 80 bytes) in memory
+/// A run with packet captures holds every captured packet's record ([`CAPTURE_RECORD_BYTES`] at most) in memory
 /// until it ends: stopped, with a message naming the capture, when those records and the rest
 /// of the run would pass the limit.
 pub fn check_capture(e: &MemoryEstimate, limit: u64, limit_text: &str, grown: u64, captured: u64, now: Time, end: Time) -> Result<(), String> {
-    let rest = (e.total() - e.packet_bytes).saturating_add(grown);
+    let rest = e.unwatched().saturating_add(grown);
     if captured == 0 || rest.saturating_add(captured) <= limit {
         return Ok(());
     }
@@ -420,6 +512,10 @@ mod tests {
                 // cdg: 2 per ACK of the link's packets plus one per min_rto (200 ms).
                 cc_event_rows: 2 * carried + 500,
                 cc_event_bytes: (2 * carried + 500) * EVENT_ROW_BYTES,
+                workload_rows: 0,
+                workload_row_bytes: 0,
+                captured_packets: 0,
+                capture_bytes: 0,
             }
         );
         assert_eq!(e.total(), 3 * TCP_FLOW_BYTES + 139 * PACKET_BYTES + 3000 * TS_ROW_BYTES + (2 * carried + 500) * EVENT_ROW_BYTES);
@@ -566,6 +662,76 @@ mod tests {
             "{m}"
         );
         assert!(m.contains("access_rate") && m.contains("rwnd") && m.contains("--memory-limit") && !m.contains('\n'), "{m}");
+    }
+
+    #[test]
+    fn workload_flows_rows_are_counted_and_a_run_of_too_many_is_refused() {
+        // 100 flows a second from 0 s to 8 s: 800 expected, + 4 x sqrt(800).
+        // Hadoop at 50% of 10 Mbps from 5 s: 0.5 x 10e6 / (8 x 120,420.75) per second for 5 s.
+        let sc = any(json!({
+            "duration": "10s",
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "50pkt"},
+            "flows": [{"cc": "cubic"}],
+            "workloads": [{"cc": "cubic", "sizes": "hadoop", "arrivals": "100/s", "stop": "8s"},
+                          {"cc": "bbr", "sizes": "hadoop", "load": 0.5, "start": "5s"}],
+        }));
+        let e = estimate(&sc, false);
+        let m2: f64 = 0.5 * 10e6 / (8.0 * 120_420.75) * 5.0;
+        let want = 914 + (m2 + 4.0 * m2.sqrt()).ceil() as u64;
+        assert_eq!(want, 914 + 47);
+        assert_eq!((e.workload_rows, e.workload_row_bytes), (want, want * WORKLOAD_ROW_BYTES));
+        assert_eq!(e.total(), e.flow_bytes + e.packet_bytes + want * WORKLOAD_ROW_BYTES);
+        assert_eq!(e.flows, 1); // workload flows are rows, not [[flows]] state
+        assert_eq!(e.to_json()["workload_rows"], json!(want));
+
+        // 1,000 flows a second for 10 minutes: 603,099 rows, 6.0 GB: refused under 4 GB, in
+        // one line that names the part.
+        let big = any(json!({
+            "duration": "600s",
+            "bottleneck": {"rate": "10Gbps", "delay": "1ms", "buffer": "1bdp"},
+            "workloads": [{"cc": "cubic", "sizes": "hadoop", "arrivals": "1000/s"}],
+        }));
+        let e = estimate(&big, false);
+        assert_eq!(e.workload_rows, 600_000 + (4.0 * 600_000f64.sqrt()).ceil() as u64);
+        let m = check(&big, false, 4_000_000_000, "as set").unwrap_err();
+        assert!(m.starts_with("this run would need about 6.0 GB (workload flows' rows 6.0 GB (up to 603,099 flows); "), "{m}");
+        assert!(m.contains("more than the memory limit of 4.0 GB, as set; to run it:") && !m.contains('\n'), "{m}");
+        // The 10-minute run of about 100,000 short flows fits in 2 GB.
+        let ordinary = any(json!({
+            "duration": "600s",
+            "bottleneck": {"rate": "100Mbps", "delay": "2ms", "buffer": "2bdp"},
+            "workloads": [{"cc": "cubic", "sizes": "hadoop", "arrivals": "167/s"}],
+        }));
+        assert!(check(&ordinary, true, 2_000_000_000, "").is_ok());
+    }
+
+    #[test]
+    fn a_capture_is_counted_and_one_that_cannot_fit_is_refused_or_stopped() {
+        let sc = any(json!({
+            "duration": "100s",
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "50pkt"},
+            "flows": [{"cc": "cubic"}],
+        }));
+        let e = estimate(&sc, false);
+        assert_eq!((e.captured_packets, e.capture_bytes), (0, 0));
+        let c = e.with_capture(1_000_000);
+        assert_eq!(c.capture_bytes, 1_000_000 * CAPTURE_RECORD_BYTES);
+        assert_eq!(c.total(), e.total() + c.capture_bytes);
+        assert_eq!(CAPTURE_RECORD_BYTES, 2 * crate::output::pcap::RECORD_BYTES as u64);
+        assert_eq!(crate::output::pcap::RECORD_BYTES, 64, "README and docs/model.md say 64 bytes a record");
+        // Refused before the run, in one line that says what to do first.
+        let limit = e.total() + 1_000_000 * CAPTURE_RECORD_BYTES - 1;
+        let m = check_capture_estimate(e, 1_000_000, limit, "as set").unwrap_err();
+        assert!(m.starts_with(&format!("this run would need about {} (captured packets {} (up to 1,000,000 packets); ", bytes_text(c.total()), bytes_text(c.capture_bytes))), "{m}");
+        assert!(m.contains("; to run it: capture fewer directions (pcap_links) or a shorter run, or record no time series") && !m.contains('\n'), "{m}");
+        assert_eq!(check_capture_estimate(e, 1_000_000, limit + 1, "").unwrap(), c);
+        // During the run, the records are checked against what the rest leaves them (the
+        // estimate of the records themselves is not part of the rest).
+        let rest = c.total() - c.packet_bytes - c.capture_bytes;
+        assert!(check_capture(&c, limit + 1, "", 0, limit + 1 - rest, 0, 100 * SEC).is_ok());
+        let m = check_capture(&c, limit + 1, "", 10, limit + 1 - rest, 5 * SEC, 100 * SEC).unwrap_err();
+        assert!(m.starts_with("pcap: stopped after 5.000 s of the 100.000 s simulated: the captured packets took "), "{m}");
+        assert!(m.contains("capture fewer directions (pcap_links)") && !m.contains('\n'), "{m}");
     }
 
     #[test]

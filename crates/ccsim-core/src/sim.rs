@@ -7,7 +7,7 @@
 
 use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
 use crate::event::{Event, EventQueue};
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
+use crate::metrics::{AirHopSummary, BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
 use crate::net::wifi::{Cx, Frame, UDP_IP_HEADER};
 use crate::net::{Hop, Network, Offer, Packet, QueueLimit, Route, Routed};
 use crate::output::wireless::{WFlowSummary, WirelessOutput};
@@ -30,6 +30,14 @@ enum QueueRef {
     Dir(u32),
     /// A medium station's interface queue (the station's number across all media).
     Station(u32),
+}
+
+/// What a packet capture records: a link direction, or a hop of a medium (from one station
+/// to its neighbour).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tapped {
+    Dir(u32),
+    Air { medium: u32, from: u16, to: u16 },
 }
 
 /// A constant-bit-rate UDP flow's state.
@@ -72,7 +80,7 @@ impl OnOffState {
 /// Workload flows are numbered from DYN: bit 31 set, the workload's index in bits 24-30, the
 /// flow's serial number within its workload in bits 0-23. A number is never reused, so a packet
 /// or timer of a finished flow is recognised (its flow is no longer alive) and dropped.
-const DYN: u32 = 1 << 31;
+pub(crate) const DYN: u32 = 1 << 31;
 const DYN_SERIALS: u32 = 1 << 24;
 /// Most workload flows alive at once (an arrival beyond is not started, and counted).
 pub const MAX_ALIVE: usize = crate::limits::MAX_TOTAL_FLOWS;
@@ -153,8 +161,10 @@ pub struct Sim {
     name: Option<String>,
     /// The `[wireless]` line's flows (None for any other network).
     line: Option<Vec<LineFlow>>,
-    /// Packet captures of chosen directions (None: no capture, no per-packet work).
+    /// Packet captures of chosen directions and Wi-Fi hops (None: no capture, no per-packet
+    /// work), and what each captures.
     pub captures: Option<Box<crate::output::pcap::Captures>>,
+    tapped: Vec<Tapped>,
     /// `[[workloads]]` (empty without), their live flows by number, the results of those that
     /// finished, and the most alive at once.
     wl: Vec<Workload>,
@@ -296,6 +306,9 @@ impl Sim {
         let ep = Endpoint::new(id as usize, self.seed, &w.cfg.cc, &w.cfg.params, &w.cfg.tcp, Some(size));
         let out_id = self.next_out_id;
         self.next_out_id += 1;
+        if let Some(c) = self.captures.as_mut() {
+            c.workload_flow(k, id & (DYN_SERIALS - 1), out_id);
+        }
         self.live.insert(id, Live { ep, out_id, start: now, size });
         self.live_max = self.live_max.max(self.live.len());
         self.start_flow(id);
@@ -421,6 +434,7 @@ impl Sim {
             name,
             line,
             captures: None,
+            tapped: Vec::new(),
             wl: Vec::new(),
             live: HashMap::new(),
             done: Vec::new(),
@@ -429,21 +443,28 @@ impl Sim {
         }
     }
 
-    /// Capture the packets offered to the directions `ids` (`"from->to"`), each in a pcap of
-    /// its own ([`crate::output::pcap`]), frames cut to `snaplen` bytes. Call before the run.
+    /// Capture the packets of `ids`, each in a pcap of its own ([`crate::output::pcap`]),
+    /// frames cut to `snaplen` bytes. Call before the run. An id `"a->b"` names the link
+    /// direction from node a to node b (the packets offered to it), or, without one, the hop
+    /// of the first Wi-Fi medium on which a and b are neighbouring stations (the packets a
+    /// sends b over the air, at their first transmission): the hop routes take between them.
+    /// On a `[wireless]` line it names the hop between stations a and b.
     pub fn capture(&mut self, ids: &[String], snaplen: u32) -> Result<(), String> {
-        if !self.wl.is_empty() {
-            return Err("pcap: a run with [[workloads]] cannot be captured yet (its flows come and go); \
-                        accepted: a scenario with [[flows]] only"
-                .into());
-        }
-        let mut dirs = Vec::with_capacity(ids.len());
-        for id in ids {
-            match self.net.dir_named(id) {
-                Some(d) => dirs.push(d),
+        assert!(self.now == 0 && self.event_count == 0, "captures are set before the run");
+        let mut targets = Vec::with_capacity(ids.len());
+        for (k, id) in ids.iter().enumerate() {
+            if ids[..k].contains(id) {
+                return Err(format!("pcap_links: {id:?} is named twice; accepted: each link direction or Wi-Fi hop once"));
+            }
+            match self.capture_target(id) {
+                Some(t) => targets.push(t),
                 None => {
-                    let all: Vec<&str> = self.net.dirs.iter().map(|d| d.id.as_str()).collect();
-                    return Err(format!("pcap_links: no link direction {id:?}; accepted: {}", all.join(", ")));
+                    let what = match (self.net.media.is_empty(), self.line.is_some()) {
+                        (true, _) => "link direction",
+                        (false, true) => "Wi-Fi hop",
+                        (false, false) => "link direction or Wi-Fi hop",
+                    };
+                    return Err(format!("pcap_links: no {what} {id:?}; accepted: {}", self.capture_ids().join(", ")));
                 }
             }
         }
@@ -454,26 +475,202 @@ impl Sim {
                 crate::output::pcap::FlowEnds { src, dst, mss }
             })
             .collect();
-        for (c, &d) in dirs.iter().enumerate() {
-            self.net.dirs[d as usize].capture = Some(c as u32);
+        let workloads = self
+            .wl
+            .iter()
+            .map(|w| {
+                let (src, dst) = self.route_ends(&w.fwd);
+                crate::output::pcap::FlowEnds { src, dst, mss: w.cfg.tcp.mss }
+            })
+            .collect();
+        for (c, &t) in targets.iter().enumerate() {
+            match t {
+                Tapped::Dir(d) => self.net.dirs[d as usize].capture = Some(c as u32),
+                Tapped::Air { medium, from, to } => {
+                    self.net.media[medium as usize].taps.get_or_insert_with(Default::default).push((from, to, c as u32, Vec::new()))
+                }
+            }
         }
-        self.captures = Some(Box::new(crate::output::pcap::Captures::new(ids.to_vec(), flows, snaplen)));
+        self.captures = Some(Box::new(crate::output::pcap::Captures::new(ids.to_vec(), flows, workloads, snaplen)));
+        self.tapped = targets;
         Ok(())
     }
 
+    /// What a capture id names (see [`Sim::capture`]).
+    fn capture_target(&self, id: &str) -> Option<Tapped> {
+        if self.line.is_none() {
+            if let Some(d) = self.net.dir_named(id) {
+                return Some(Tapped::Dir(d));
+            }
+        }
+        self.air_hops().into_iter().find(|h| h.0 == id).map(|h| h.1)
+    }
+
+    /// Every hop of every medium, each way between neighbouring stations, with its id
+    /// (`"a->b"`, the stations' node names), medium by medium, station by station.
+    fn air_hops(&self) -> Vec<(String, Tapped)> {
+        let mut out = Vec::new();
+        for (m, med) in self.net.media.iter().enumerate() {
+            let n = &med.nodes;
+            for k in 0..n.len().saturating_sub(1) {
+                for (from, to) in [(k, k + 1), (k + 1, k)] {
+                    let id = format!("{}->{}", self.net.nodes[n[from] as usize], self.net.nodes[n[to] as usize]);
+                    out.push((id, Tapped::Air { medium: m as u32, from: from as u16, to: to as u16 }));
+                }
+            }
+        }
+        out
+    }
+
+    /// The ids a capture accepts, as [`Sim::capture_target`] resolves them: the link
+    /// directions (none on a `[wireless]` line), then the Wi-Fi hops no link direction shadows.
+    fn capture_ids(&self) -> Vec<String> {
+        let mut out: Vec<String> = if self.line.is_some() { Vec::new() } else { self.net.dirs.iter().map(|d| d.id.clone()).collect() };
+        for (id, _) in self.air_hops() {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        out
+    }
+
+    /// An upper bound, before the run, on the packets the captures will record (for the memory
+    /// estimate, [`crate::limits`]), the sum over the captured directions of:
+    /// - data: the packets the data routes through it can carry over the run: for each distinct
+    ///   direction or Wi-Fi hop that bounds one of those routes (its slowest direction with a
+    ///   rate, or a hop, below), what it lets through over the run in packets of the smallest
+    ///   MSS + 52 bytes of the flows there; for a direction with a rate or a hop, at most what
+    ///   it lets through itself;
+    /// - ACKs: one per data segment delivered at most, so the same count over the flows whose
+    ///   ACKs cross it (for a direction with a rate, at most its capacity in 52-byte ACKs);
+    /// - a TCP flow's last segment, which may be shorter: one per flow crossing it (for a
+    ///   workload, [`crate::limits::workload_flows`]);
+    /// - UDP datagrams: all those the UDP flows crossing it send.
+    ///
+    /// The data count is an upper bound on the packets the slowest directions carry, not on
+    /// those dropped before they get through (a capture records drops): for those it adds
+    /// [`crate::limits::CAPTURE_DROP_ALLOWANCE`] of itself, which heavier losses exceed. A
+    /// route with no rate and no Wi-Fi hop has no bound and counts nothing. The run still
+    /// watches the records and stops when they pass the limit (`limits::check_capture`).
+    ///
+    /// A Wi-Fi hop bounds packets as a direction does, by the frames its sender can send over
+    /// the run: one at a time, each taking at least its airtime at the profile's rate (the
+    /// highest rate control may choose), SIFS and its MAC ACK's airtime; a route's bound is
+    /// the tightest of its slowest direction's and its hops'. A packet is captured on a hop
+    /// once however many MAC attempts it takes.
+    pub fn capture_bound(&self) -> u64 {
+        self.tapped.iter().fold(0u64, |n, &t| n.saturating_add(self.capture_bound_of(t)))
+    }
+
+    /// [`Sim::capture_bound`] of one captured direction or hop.
+    fn capture_bound_of(&self, target: Tapped) -> u64 {
+        use crate::limits::{packets_bits, workload_flows};
+        /// What bounds a route's packets: a direction with a rate, or a hop of a medium.
+        #[derive(PartialEq, Clone, Copy)]
+        enum Key {
+            Dir(u32),
+            Air(u16, u16, u16),
+        }
+        let end = self.end;
+        // Packets of `wire` bytes a key lets through over the run: a direction's capacity; a
+        // hop's sender sends one data frame at a time, each taking at least its airtime at the
+        // profile's (highest) rate, SIFS and its MAC ACK's airtime.
+        let through = |k: Key, wire: u32| match k {
+            Key::Dir(d) => packets_bits(self.net.dirs[d as usize].capacity_bits(end), wire),
+            Key::Air(m, _, _) => {
+                let p = &self.net.media[m as usize].cfg.phy;
+                end / (p.data_airtime(wire) + p.sifs + p.ack_airtime()).max(1)
+            }
+        };
+        let crosses = |route: &Route| {
+            route.hops().iter().any(|h| match (*h, target) {
+                (Hop::Dir(x), Tapped::Dir(d)) => x == d,
+                (Hop::Seg(s), Tapped::Dir(d)) => self.net.segs[s as usize].dirs.contains(&d),
+                (Hop::Air { medium, from, to }, Tapped::Air { medium: m, from: f, to: t }) => (medium as u32, from, to) == (m, f, t),
+                _ => false,
+            })
+        };
+        // What bounds a route's packets of `wire` bytes most tightly: its slowest direction
+        // with a rate or one of its Wi-Fi hops (None: neither, no bound).
+        let limit = |route: &Route, wire: u32| -> Option<Key> {
+            let air = route.hops().iter().filter_map(|h| match *h {
+                Hop::Air { medium, from, to } => Some(Key::Air(medium, from, to)),
+                _ => None,
+            });
+            slowest(&self.net, route).map(Key::Dir).into_iter().chain(air).min_by_key(|&k| through(k, wire))
+        };
+        // (what bounds them, the smallest wire size) for data and for ACKs.
+        let mut data: Vec<(Key, u32)> = Vec::new();
+        let mut acks: Vec<(Key, u32)> = Vec::new();
+        let add = |v: &mut Vec<(Key, u32)>, k: Option<Key>, wire: u32| {
+            if let Some(k) = k {
+                match v.iter_mut().find(|e| e.0 == k) {
+                    Some(e) => e.1 = e.1.min(wire),
+                    None => v.push((k, wire)),
+                }
+            }
+        };
+        let (mut short, mut udp, mut data_wire) = (0u64, 0u64, u32::MAX);
+        let mut tcp = |fwd: &Route, rev: &Route, mss: u32, flows: u64, data: &mut Vec<_>, acks: &mut Vec<_>| {
+            let wire = mss + crate::tcp::HEADER_BYTES;
+            if crosses(fwd) {
+                add(data, limit(fwd, wire), wire);
+                data_wire = data_wire.min(wire);
+                short = short.saturating_add(flows);
+            }
+            if crosses(rev) {
+                add(acks, limit(fwd, wire), wire);
+                short = short.saturating_add(flows);
+            }
+        };
+        for f in &self.flows {
+            match (&f.tcp, &f.udp) {
+                (Some(ep), _) => tcp(&f.fwd, &f.rev, ep.sender.cfg.mss, 1, &mut data, &mut acks),
+                (None, Some(u)) if crosses(&f.fwd) => {
+                    let active = f.stop.min(end).saturating_sub(f.start);
+                    udp = udp.saturating_add(active.div_ceil(u.gap) + 1);
+                }
+                _ => {}
+            }
+        }
+        for w in &self.wl {
+            tcp(&w.fwd, &w.rev, w.cfg.tcp.mss, workload_flows(&w.cfg, end), &mut data, &mut acks);
+        }
+        let sum = |v: &[(Key, u32)]| v.iter().fold(0u64, |n, &(k, wire)| n.saturating_add(through(k, wire)));
+        // At most what the captured direction or hop itself lets through.
+        let own = |wire: u32| match target {
+            Tapped::Dir(d) if self.net.dirs[d as usize].unlimited() => u64::MAX,
+            Tapped::Dir(d) => through(Key::Dir(d), wire),
+            Tapped::Air { medium, from, to } => through(Key::Air(medium as u16, from, to), wire),
+        };
+        let allowance = |n: u64| n.saturating_add((n as f64 * crate::limits::CAPTURE_DROP_ALLOWANCE).ceil() as u64);
+        let data_pkts = if data.is_empty() { 0 } else { allowance(sum(&data).min(own(data_wire))) };
+        let ack_pkts = if acks.is_empty() { 0 } else { sum(&acks).min(own(crate::tcp::ACK_BYTES)) };
+        data_pkts.saturating_add(ack_pkts).saturating_add(short).saturating_add(udp)
+    }
+
     /// The directions a capture takes by default: the dumbbell's bottleneck, else the queue
-    /// each flow's series reports (the slowest direction of its data route), each once.
+    /// each flow's series reports (the slowest direction of its data route), then each
+    /// workload's slowest direction, each once.
     pub fn default_capture_links(&self) -> Vec<String> {
         if let Some((bn, _)) = self.bn {
             return vec![self.net.dirs[bn as usize].id.clone()];
         }
         let mut out: Vec<String> = Vec::new();
-        for f in &self.flows {
-            if let QueueRef::Dir(d) = f.queue {
-                let id = &self.net.dirs[d as usize].id;
-                if !out.contains(id) {
-                    out.push(id.clone());
-                }
+        let routes = self.flows.iter().map(|f| &f.fwd).chain(self.wl.iter().map(|w| &w.fwd));
+        for route in routes {
+            let id = match queue_of(&self.net, route) {
+                QueueRef::Dir(d) => self.net.dirs[d as usize].id.clone(),
+                _ => match route.hops().iter().find(|h| matches!(h, Hop::Air { .. })) {
+                    Some(&Hop::Air { medium, from, to }) => {
+                        let n = &self.net.media[medium as usize].nodes;
+                        format!("{}->{}", self.net.nodes[n[from as usize] as usize], self.net.nodes[n[to as usize] as usize])
+                    }
+                    _ => continue,
+                },
+            };
+            if !out.contains(&id) {
+                out.push(id);
             }
         }
         out
@@ -523,6 +720,14 @@ impl Sim {
         self.now = self.end;
         for d in &mut self.net.dirs {
             d.finish_accounting(self.end);
+        }
+        // The records the media's taps took join their captures.
+        if let Some(caps) = self.captures.as_mut() {
+            for m in &mut self.net.media {
+                for t in m.taps.iter_mut().flat_map(|t| t.iter_mut()) {
+                    caps.absorb(t.2, &mut t.3);
+                }
+            }
         }
     }
 
@@ -977,7 +1182,7 @@ impl Sim {
     /// a run's memory (see [`crate::limits`]). O(flows).
     /// Memory the packet captures hold so far (0 without captures).
     pub fn capture_heap_bytes(&self) -> usize {
-        self.captures.as_ref().map_or(0, |c| c.heap_bytes())
+        self.captures.as_ref().map_or(0, |c| c.heap_bytes() + self.net.media.iter().map(|m| m.tap_bytes()).sum::<usize>())
     }
 
     pub fn queue_heap_bytes(&self) -> usize {
@@ -1036,6 +1241,7 @@ impl Sim {
             bottleneck: self.bottleneck_summary(),
             warnings,
             stations: self.stations_summary(),
+            air_hops: self.air_hops_summary(),
             workloads: Vec::new(),
         };
         if !self.wl.is_empty() {
@@ -1141,6 +1347,26 @@ impl Sim {
         summary.flows.extend(rows);
     }
 
+    /// Every hop of the network's media that sent data frames, medium by medium, then by
+    /// sending and receiving station.
+    fn air_hops_summary(&self) -> Vec<AirHopSummary> {
+        let mut out = Vec::new();
+        for (m, med) in self.net.media.iter().enumerate() {
+            for (from, to, c) in med.hop_counts() {
+                let name = |k: usize| &self.net.nodes[med.nodes[k] as usize];
+                out.push(AirHopSummary {
+                    id: format!("{}->{}", name(from), name(to)),
+                    medium: self.line.is_none().then_some(m),
+                    packets: c.packets,
+                    attempts: c.attempts,
+                    delivered: c.delivered,
+                    retry_drops: c.retry_drops,
+                });
+            }
+        }
+        out
+    }
+
     /// Every station of the network's media.
     fn stations_summary(&self) -> Vec<StationSummary> {
         let mut out = Vec::new();
@@ -1201,6 +1427,7 @@ impl Sim {
             jain_index: jain_index(&thr),
             flows,
             stations: self.net.media.iter().flat_map(|m| m.station_stats(self.end)).collect(),
+            air_hops: self.air_hops_summary(),
         }
     }
 

@@ -330,7 +330,7 @@ fn run<'py>(
         }
         let seed = seed.unwrap_or(sc.seed());
         // Refuse what would not fit before allocating anything for the run.
-        let budget = match memory_limit {
+        let mut budget = match memory_limit {
             Some(limit) => Some(Budget {
                 limit,
                 text: limit_text,
@@ -348,33 +348,29 @@ fn run<'py>(
                     sim.ts.reserve_exact(rows as usize);
                 }
                 if pcap_dir.is_some() {
-                    if !(14..=65535).contains(&pcap_snaplen) {
-                        return Err(PyValueError::new_err(format!("pcap_snaplen: {pcap_snaplen} is out of range; accepted: an integer in [14, 65535]")));
-                    }
-                    let links = pcap_links.clone().unwrap_or_else(|| sim.default_capture_links());
-                    sim.capture(&links, pcap_snaplen).map_err(PyValueError::new_err)?;
+                    set_up_capture(&mut sim, pcap_links.clone(), pcap_snaplen, budget.as_mut())?;
                 }
                 in_chunks(py, &mut sim, budget.as_ref())?;
                 sim.finish();
-                if let (Some(dir), Some(caps)) = (&pcap_dir, sim.captures.as_mut()) {
-                    let files = caps.write_dir(std::path::Path::new(dir)).map_err(|e| PyValueError::new_err(format!("pcap: cannot write the captures into {dir:?}: {e}")))?;
-                    for (c, f) in files.into_iter().enumerate() {
-                        pcaps.push((caps.caps[c].id.clone(), f.to_string_lossy().into_owned(), caps.len(c)));
-                    }
+                if let Some(dir) = &pcap_dir {
+                    pcaps = write_captures(&mut sim, dir)?;
                 }
                 let out = sim.into_output(sc, t0.elapsed().as_secs_f64());
                 (out.summary.to_json(), out.timeseries, out.events, out.link_series)
             }
             AnyScenario::Wireless(sc) => {
-                if pcap_dir.is_some() {
-                    return Err(PyValueError::new_err("pcap: a [wireless] line has no link directions to capture; accepted: a [bottleneck] or [[links]] scenario"));
-                }
                 let mut sim = Sim::line(sc, seed, timeseries);
                 if budget.is_some() {
                     sim.ts.reserve_exact(rows as usize);
                 }
+                if pcap_dir.is_some() {
+                    set_up_capture(&mut sim, pcap_links.clone(), pcap_snaplen, budget.as_mut())?;
+                }
                 in_chunks(py, &mut sim, budget.as_ref())?;
                 sim.finish();
+                if let Some(dir) = &pcap_dir {
+                    pcaps = write_captures(&mut sim, dir)?;
+                }
                 let (summary, ts, ev) = sim.into_line_output(sc, t0.elapsed().as_secs_f64());
                 (summary.to_string(), ts, ev, LinkSeries::default())
             }
@@ -387,12 +383,47 @@ fn run<'py>(
     })
 }
 
+/// Capture `links` (default: [`Sim::default_capture_links`]) of `sim`, frames cut to `snaplen`
+/// bytes, and with a budget, refuse the run if the captured packets' bound
+/// ([`Sim::capture_bound`], known once the routes are) would not fit.
+fn set_up_capture(sim: &mut Sim, links: Option<Vec<String>>, snaplen: u32, budget: Option<&mut Budget>) -> PyResult<()> {
+    if !(14..=65535).contains(&snaplen) {
+        return Err(PyValueError::new_err(format!("pcap_snaplen: {snaplen} is out of range; accepted: an integer in [14, 65535]")));
+    }
+    let links = links.unwrap_or_else(|| sim.default_capture_links());
+    sim.capture(&links, snaplen).map_err(PyValueError::new_err)?;
+    if let Some(b) = budget {
+        b.estimate = limits::check_capture_estimate(b.estimate, sim.capture_bound(), b.limit, b.text).map_err(PyValueError::new_err)?;
+    }
+    Ok(())
+}
+
+/// Write `sim`'s captures into `dir` (after the run): (id, file, packets) each.
+fn write_captures(sim: &mut Sim, dir: &str) -> PyResult<Vec<(String, String, usize)>> {
+    let Some(caps) = sim.captures.as_mut() else { return Ok(Vec::new()) };
+    let files = caps.write_dir(std::path::Path::new(dir)).map_err(|e| PyValueError::new_err(format!("pcap: cannot write the captures into {dir:?}: {e}")))?;
+    Ok(files.into_iter().enumerate().map(|(c, f)| (caps.caps[c].id.clone(), f.to_string_lossy().into_owned(), caps.len(c))).collect())
+}
+
 /// The memory a run of the scenario needs (see ccsim_core::limits), as JSON: the total and
 /// each part in bytes and counts.
+/// With `pcap`, it includes the records of a capture of `pcap_links` (default: as `run`'s).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, timeseries=true))]
-fn estimate_memory(scenario_json: &str, timeseries: bool) -> PyResult<String> {
-    guarded(|| Ok(limits::estimate(&parse(scenario_json)?, timeseries).to_json().to_string()))
+#[pyo3(signature = (scenario_json, timeseries=true, pcap=false, pcap_links=None))]
+fn estimate_memory(scenario_json: &str, timeseries: bool, pcap: bool, pcap_links: Option<Vec<String>>) -> PyResult<String> {
+    guarded(|| {
+        let sc = parse(scenario_json)?;
+        let mut e = limits::estimate(&sc, timeseries);
+        if pcap {
+            let mut sim = match &sc {
+                AnyScenario::Dumbbell(s) => Sim::with_timeseries(s, s.seed, false),
+                AnyScenario::Wireless(s) => Sim::line(s, s.seed, false),
+            };
+            set_up_capture(&mut sim, pcap_links, 128, None)?;
+            e = e.with_capture(sim.capture_bound());
+        }
+        Ok(e.to_json().to_string())
+    })
 }
 
 /// Run the link emulator (Linux) between the two TUN devices the configuration names, until its

@@ -152,6 +152,8 @@ record! {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         stations: Vec<StationSummary> as (Type::Records("stations"), true), "", "Every station of the network's Wi-Fi media (`[[wifi]]`), in order; absent without one.";
         #[serde(skip_serializing_if = "Vec::is_empty")]
+        air_hops: Vec<AirHopSummary> as (Type::Records("air_hops"), true), "", "Every hop of the network's Wi-Fi media (`[[wifi]]`) that sent data frames; absent without one.";
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         workloads: Vec<WorkloadSummary> as (Type::Records("workloads"), true), "", "Per `[[workloads]]` entry: arrivals, flows started and completed, FCT and slowdown by size bucket; absent without one. (`total_throughput_mbps` and `jain_index` are over the `[[flows]]` flows only.)";
     }
 }
@@ -161,6 +163,19 @@ record! {
     pub struct StationPlace {
         medium: usize as (Type::Int, true), "", "The index of its `[[wifi]]` entry (absent on a `[wireless]` line).";
         node: String as (Type::Str, true), "", "Its node (absent on a `[wireless]` line).";
+    }
+}
+
+record! {
+    /// One hop of a Wi-Fi medium that sent data frames: a station to its neighbour.
+    pub struct AirHopSummary {
+        id: String, "", "`\"from->to\"` with the stations' node names (on a `[wireless]` line, their numbers): what `--pcap-links` names it.";
+        #[serde(skip_serializing_if = "Option::is_none")]
+        medium: Option<usize>, "", "The index of its `[[wifi]]` entry (absent on a `[wireless]` line).";
+        packets: u64, "pkts", "IP packets the sending station transmitted to the other over the air, each counted once however many MAC attempts it took (a capture of the hop has this many).";
+        attempts: u64, "count", "Transmissions of those packets' frames, MAC retries included.";
+        delivered: u64, "pkts", "Frames the receiving station decoded and passed on (a duplicate of a frame whose MAC ACK was lost not counted again).";
+        retry_drops: u64, "pkts", "Frames dropped after the retry limit.";
     }
 }
 

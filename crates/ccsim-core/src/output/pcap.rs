@@ -1,13 +1,21 @@
-//! Packet captures: the packets offered to chosen link directions, written as pcap files
-//! (nanosecond timestamps, `LINKTYPE_ETHERNET`) with synthetic but valid Ethernet, IPv4 and
-//! TCP or UDP headers, so Wireshark's and tshark's TCP analysis work on them.
+//! Packet captures: the packets offered to chosen link directions, or sent over chosen Wi-Fi
+//! hops, written as pcap files (nanosecond timestamps, `LINKTYPE_ETHERNET`) with synthetic but
+//! valid Ethernet, IPv4 and TCP or UDP headers, so Wireshark's and tshark's TCP analysis work
+//! on them. A Wi-Fi hop's records are taken by its medium ([`crate::net::wifi::Dcf`]): each IP
+//! packet once, at the start of its first transmission (MAC retries, which an Ethernet frame
+//! could not mark as such, are not repeated), handed to the capture at the end of the run.
 //!
 //! What a record holds: the time the packet was offered to the direction (simulated time from
 //! 0; on an unlimited direction, the time it enters that direction within its delay segment),
 //! so a capture holds exactly the direction's `packets_in` (dropped packets included, as a
 //! tap before the queue sees them). Node `n` (0-based, in the network's order) has MAC
-//! 02:00:00:nn:nn:nn and IPv4 address 10.x.y.z with x.y.z = n + 1; flow `f`'s sender uses TCP
-//! port 10000 + f mod 50000, its receiver port 5001 + f / 50000. Sequence numbers are bytes:
+//! 02:00:00:nn:nn:nn and IPv4 address 10.x.y.z with x.y.z = n + 1; flow `f` (its `id` in the
+//! output's `flows`: a `[[flows]]` flow's number, a workload flow's number after them in order
+//! of arrival, given when it arrives) has the sender port 10000 + f mod 50000 and the receiver
+//! port 5001 + f / 50000 ([`ports`]), so every flow of a run has a port pair of its own. A
+//! workload flow's packets are found by its engine number (2^31 + k x 2^24 + serial) in a
+//! table the capture keeps from the flow's arrival to the end of the run (4 bytes a flow),
+//! so a packet still in the network after its flow completed keeps its ports. Sequence numbers are bytes:
 //! segment `s` starts at 1 + s x MSS (the connection starts established, as if after a SYN
 //! with ISN 0); a pure ACK carries ACK = 1 + (cumulative segment) x MSS, its SACK blocks
 //! likewise, and the timestamps option (TSval, TSecr) on every segment. The IP ECN field is
@@ -16,7 +24,7 @@
 //! wire is the frame's full length (a SACK option's bytes are in it, though the simulator
 //! charges a pure ACK 52 bytes of IP whatever its SACK blocks).
 //!
-//! Records are kept in memory during the run (about 80 bytes each) and written at the end,
+//! Records are kept in memory during the run (64 bytes each) and written at the end,
 //! sorted by time; the bindings stop a run whose records would pass its memory limit
 //! (`limits::check_capture`). A run without captures does no per-packet work for them: a direction has a
 //! capture index only when it is captured.
@@ -28,11 +36,21 @@ use std::io::Write;
 
 /// A captured packet: when, what, and its ECN field then.
 #[derive(Debug, Clone, Copy)]
-struct Rec {
+pub struct Rec {
     t: Time,
     pkt: Packet,
     ecn: Ecn,
 }
+
+impl Rec {
+    #[inline]
+    pub fn new(t: Time, pkt: Packet, ecn: Ecn) -> Rec {
+        Rec { t, pkt, ecn }
+    }
+}
+
+/// Bytes of one record in memory.
+pub const RECORD_BYTES: usize = std::mem::size_of::<Rec>();
 
 /// One direction's capture.
 pub struct Capture {
@@ -49,10 +67,20 @@ pub struct FlowEnds {
     pub mss: u32,
 }
 
+/// A workload's flows: their ends (all its flows share its route) and, by serial number, each
+/// flow's number in the output (its `id` in `flows`), which its ports are made from.
+pub struct WorkloadEnds {
+    pub ends: FlowEnds,
+    out_ids: Vec<u32>,
+}
+
 /// The run's captures.
 pub struct Captures {
     pub caps: Vec<Capture>,
+    /// The `[[flows]]` flows, by number.
     pub flows: Vec<FlowEnds>,
+    /// The `[[workloads]]`, by index.
+    pub workloads: Vec<WorkloadEnds>,
     pub snaplen: u32,
 }
 
@@ -60,8 +88,41 @@ pub struct Captures {
 pub const DEFAULT_SNAPLEN: u32 = 128;
 
 impl Captures {
-    pub fn new(ids: Vec<String>, flows: Vec<FlowEnds>, snaplen: u32) -> Captures {
-        Captures { caps: ids.into_iter().map(|id| Capture { id, recs: Vec::new() }).collect(), flows, snaplen }
+    /// Captures of the directions `ids` of a run whose `[[flows]]` flows are `flows` and whose
+    /// workloads' flows have the ends `workloads`.
+    pub fn new(ids: Vec<String>, flows: Vec<FlowEnds>, workloads: Vec<FlowEnds>, snaplen: u32) -> Captures {
+        Captures {
+            caps: ids.into_iter().map(|id| Capture { id, recs: Vec::new() }).collect(),
+            flows,
+            workloads: workloads.into_iter().map(|ends| WorkloadEnds { ends, out_ids: Vec::new() }).collect(),
+            snaplen,
+        }
+    }
+
+    /// Workload `k`'s next flow (its serial number is the number of its flows so far) is flow
+    /// `out_id` of the output. Kept to the end of the run: a finished flow's stragglers are
+    /// captured with its ports.
+    pub fn workload_flow(&mut self, k: u32, serial: u32, out_id: u32) {
+        let w = &mut self.workloads[k as usize];
+        debug_assert_eq!(w.out_ids.len(), serial as usize, "workload flows are registered in order");
+        w.out_ids.push(out_id);
+    }
+
+    /// The ends of the flow numbered `flow` in the engine, and its number in the output (the
+    /// number its ports are made from): a `[[flows]]` flow's own; a workload flow's
+    /// (`crate::sim::DYN` + k x 2^24 + serial) as registered by [`Captures::workload_flow`].
+    fn ends(&self, flow: u32) -> (FlowEnds, u32) {
+        if flow < crate::sim::DYN {
+            (self.flows[flow as usize], flow)
+        } else {
+            let w = &self.workloads[((flow >> 24) & 0x7f) as usize];
+            (w.ends, w.out_ids[(flow & 0x00ff_ffff) as usize])
+        }
+    }
+
+    /// Add records a medium's tap on capture `c`'s hop took.
+    pub fn absorb(&mut self, c: u32, recs: &mut Vec<Rec>) {
+        self.caps[c as usize].recs.append(recs);
     }
 
     /// Record `pkt` (ECN field `ecn`) offered to capture `c`'s direction at `t`.
@@ -70,12 +131,14 @@ impl Captures {
         self.caps[c as usize].recs.push(Rec { t, pkt, ecn });
     }
 
-    /// Packets in capture `c`.
-    /// Memory the records hold (they stay in memory until written).
+    /// Memory the records hold (they stay in memory until written), and the workload flows'
+    /// numbers (4 bytes a flow).
     pub fn heap_bytes(&self) -> usize {
-        self.caps.iter().map(|c| c.recs.capacity() * std::mem::size_of::<Rec>()).sum()
+        let recs: usize = self.caps.iter().map(|c| c.recs.capacity() * std::mem::size_of::<Rec>()).sum();
+        recs + self.workloads.iter().map(|w| w.out_ids.capacity() * 4).sum::<usize>()
     }
 
+    /// Packets in capture `c`.
     pub fn len(&self, c: usize) -> usize {
         self.caps[c].recs.len()
     }
@@ -87,8 +150,8 @@ impl Captures {
     /// Capture `c` as a pcap file.
     pub fn write(&mut self, c: usize, out: &mut impl Write) -> std::io::Result<()> {
         let snaplen = self.snaplen;
-        let cap = &mut self.caps[c];
-        cap.recs.sort_by_key(|r| r.t);
+        let mut recs = std::mem::take(&mut self.caps[c].recs);
+        recs.sort_by_key(|r| r.t);
         // Global header: nanosecond magic, version 2.4, UTC, accuracy 0, snaplen, Ethernet.
         out.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
         out.write_all(&2u16.to_le_bytes())?;
@@ -98,10 +161,10 @@ impl Captures {
         out.write_all(&snaplen.to_le_bytes())?;
         out.write_all(&1u32.to_le_bytes())?;
         let mut frame = Vec::with_capacity(1600);
-        for r in &cap.recs {
+        for r in &recs {
             frame.clear();
-            let f = self.flows[r.pkt.flow() as usize];
-            build_frame(&mut frame, &r.pkt, r.ecn, f);
+            let (f, id) = self.ends(r.pkt.flow());
+            build_frame(&mut frame, &r.pkt, r.ecn, f, id);
             let incl = frame.len().min(snaplen as usize);
             out.write_all(&((r.t / SEC) as u32).to_le_bytes())?;
             out.write_all(&((r.t % SEC) as u32).to_le_bytes())?;
@@ -109,6 +172,7 @@ impl Captures {
             out.write_all(&(frame.len() as u32).to_le_bytes())?;
             out.write_all(&frame[..incl])?;
         }
+        self.caps[c].recs = recs;
         Ok(())
     }
 
@@ -153,14 +217,20 @@ fn checksum(mut sum: u32, data: &[u8]) -> u16 {
     !(sum as u16)
 }
 
-/// The full frame of a packet (payload zeros).
-fn build_frame(buf: &mut Vec<u8>, pkt: &Packet, ecn: Ecn, f: FlowEnds) {
+/// The ports of flow `id` (its number in the output): the sender's 10000 + id mod 50000, the
+/// receiver's 5001 + id / 50000; distinct pairs for every id below 50000 x 60535 (more flows
+/// than a run can number).
+pub fn ports(id: u32) -> (u16, u16) {
+    ((10000 + id % 50000) as u16, (5001 + id / 50000) as u16)
+}
+
+/// The full frame of a packet of flow `id` of the output (payload zeros).
+fn build_frame(buf: &mut Vec<u8>, pkt: &Packet, ecn: Ecn, f: FlowEnds, id: u32) {
     let (src, dst) = match pkt {
         Packet::Ack(_) => (f.dst, f.src),
         _ => (f.src, f.dst),
     };
-    let flow = pkt.flow();
-    let (sport, dport) = ((10000 + flow % 50000) as u16, (5001 + flow / 50000) as u16);
+    let (sport, dport) = ports(id);
     let (sport, dport) = if matches!(pkt, Packet::Ack(_)) { (dport, sport) } else { (sport, dport) };
     // Transport header and payload length.
     let mut l4: Vec<u8> = Vec::with_capacity(60);
@@ -254,7 +324,7 @@ pub fn data_frame_len(d: &DataPkt) -> usize {
 /// An ACK's frame (for tests).
 pub fn ack_frame(a: &AckPkt, f: FlowEnds) -> Vec<u8> {
     let mut b = Vec::new();
-    build_frame(&mut b, &Packet::Ack(*a), Ecn::NotEct, f);
+    build_frame(&mut b, &Packet::Ack(*a), Ecn::NotEct, f, a.flow);
     b
 }
 
@@ -267,7 +337,7 @@ mod tests {
         let d = DataPkt { flow: 3, seq: 7, len: 1448, tsval: 99, retx: false, ecn: Ecn::Ect0, cwr: true };
         let f = FlowEnds { src: 0, dst: 5, mss: 1448 };
         let mut b = Vec::new();
-        build_frame(&mut b, &Packet::Data(d), Ecn::Ce, f);
+        build_frame(&mut b, &Packet::Data(d), Ecn::Ce, f, 3);
         assert_eq!(b.len(), data_frame_len(&d));
         // IPv4 header checksums to 0 with its checksum in.
         assert_eq!(checksum(0, &b[14..34]), 0);
@@ -278,5 +348,19 @@ mod tests {
         let b = ack_frame(&a, f);
         assert_eq!(b.len(), 14 + 20 + 20 + 12 + 4 + 16);
         assert_eq!(b[47] & 0x40, 0x40);
+    }
+
+    #[test]
+    fn every_flow_number_has_a_port_pair_of_its_own() {
+        let mut seen = std::collections::HashSet::new();
+        // The first 200,000 numbers, and the largest a run can give (128 workloads of 2^24
+        // flows after 100,000 [[flows]] flows) and the last that has a pair of its own.
+        let top = 128 * (1u32 << 24) + 100_000;
+        for id in (0..200_000).chain(top - 100_000..top).chain([50_000 * 60_535 - 1]) {
+            assert!(seen.insert(ports(id)), "{id}");
+        }
+        assert_eq!(ports(0), (10000, 5001));
+        assert_eq!(ports(50_001), (10001, 5002));
+        assert_eq!(ports(50_000 * 60_535 - 1), (59999, 65535));
     }
 }

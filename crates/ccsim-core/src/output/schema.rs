@@ -242,7 +242,7 @@ column_data!(&'static str, Str);
 column_data!(Option<&'static str>, OptStr);
 column_data!(Interned, Interned);
 
-use crate::metrics::{BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, StationPlace, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
+use crate::metrics::{AirHopSummary, BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, StationPlace, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
 use crate::net::wifi::StationStats;
 use crate::output::wireless::{LineFlow, LineSummary};
 
@@ -272,6 +272,11 @@ pub static TABLES: &[Table] = &[
         name: "stations",
         doc: "One row per Wi-Fi station: its MAC and host counters (`Result.stations`); `medium` and `node` for `[[wifi]]` stations only.",
         parts: &[StationPlace::COLUMNS, StationStats::COLUMNS],
+    },
+    Table {
+        name: "air_hops",
+        doc: "One row per hop of a Wi-Fi medium that sent data frames: a station to its neighbour (`Result.air_hops`); `medium` for `[[wifi]]` hops only.",
+        parts: &[AirHopSummary::COLUMNS],
     },
     Table {
         name: "workloads",

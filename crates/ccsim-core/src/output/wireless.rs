@@ -1,7 +1,7 @@
 //! What a run of the `[wireless]` line reports: per flow (TCP or UDP) and per station. Its
 //! TCP flows carry the same fields as a dumbbell's ([`FlowSummary`]), then [`LineFlow`]'s.
 
-use crate::metrics::FlowSummary;
+use crate::metrics::{AirHopSummary, FlowSummary};
 use crate::net::wifi::StationStats;
 use crate::output::schema::{record, Type};
 use serde::Serialize;
@@ -38,6 +38,7 @@ pub struct WirelessOutput {
     pub total_throughput_mbps: f64,
     pub jain_index: f64,
     pub stations: Vec<StationStats>,
+    pub air_hops: Vec<AirHopSummary>,
 }
 
 record! {
@@ -68,6 +69,7 @@ record! {
         jain_index: f64, "", "Jain's fairness index of the flows' throughput.";
         wireless: serde_json::Value as (Type::Object, false), "", "The resolved `[wireless]` settings (hops, profile, environment, PHY and MAC constants).";
         stations: Vec<StationStats> as (Type::Records("stations"), false), "", "Per station of the line, in order.";
+        air_hops: Vec<AirHopSummary> as (Type::Records("air_hops"), false), "", "Every hop of the line that sent data frames (from one station to its neighbour), by sending then receiving station.";
     }
 }
 
@@ -117,6 +119,7 @@ impl WirelessOutput {
             jain_index: self.jain_index,
             wireless: wireless.clone(),
             stations: self.stations.clone(),
+            air_hops: self.air_hops.clone(),
         })
         .expect("line summary serialises")
     }

@@ -242,6 +242,26 @@ crate::output::schema::record! {
     }
 }
 
+/// Counters of one hop of a medium: a station's data frames to one neighbour (management
+/// frames and MAC ACKs not counted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HopCounts {
+    /// IP packets sent over the air, each once however many attempts it took (the first
+    /// attempt is counted, and captured).
+    pub packets: u64,
+    /// Transmissions, MAC retries included.
+    pub attempts: u64,
+    /// Frames the neighbour decoded and passed on (a duplicate of a frame whose MAC ACK was
+    /// lost not counted again).
+    pub delivered: u64,
+    /// Frames dropped after the retry limit.
+    pub retry_drops: u64,
+}
+
+/// Packet capture taps on hops of a medium: for each tapped hop (from, to), the capture it
+/// writes to and the records so far (taken by the run loop at the end of the run).
+pub type Taps = Vec<(u16, u16, u32, Vec<crate::output::pcap::Rec>)>;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
     Idle,
@@ -286,6 +306,22 @@ struct Station {
     loaded: bool,
     cpu_busy: Time,
     stats: StationStats,
+    /// Per neighbour it has sent data frames to: that hop's counters.
+    hops: Vec<(u16, HopCounts)>,
+}
+
+impl Station {
+    /// The counters of this station's hop to station `to`.
+    #[inline]
+    fn hop(&mut self, to: u16) -> &mut HopCounts {
+        match self.hops.iter().position(|h| h.0 == to) {
+            Some(k) => &mut self.hops[k].1,
+            None => {
+                self.hops.push((to, HopCounts::default()));
+                &mut self.hops.last_mut().expect("just pushed").1
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -335,6 +371,8 @@ pub struct Dcf {
     preq_ids: Vec<u32>,
     /// Management frames queued so far, by kind: beacons, PREQs, PREPs (not in the output).
     pub mgmt_queued: [u64; 3],
+    /// Packet captures of some of its hops (None: no capture, one test per transmission).
+    pub taps: Option<Box<Taps>>,
 }
 
 /// Where a decoded frame goes: station `at` of the medium received it.
@@ -373,9 +411,10 @@ impl Dcf {
                 loaded: false,
                 cpu_busy: 0,
                 stats: StationStats { station: i, ..StationStats::default() },
+                hops: Vec::new(),
             })
             .collect();
-        Dcf { cfg, nodes, base, st, txs: Vec::with_capacity(8), rng, bg_rng, bg_active: 0, index, next_id: 0, deferred: Vec::new(), hwmp_paths: Vec::new(), preq_ids: Vec::new(), mgmt_queued: [0; 3] }
+        Dcf { cfg, nodes, base, st, txs: Vec::with_capacity(8), rng, bg_rng, bg_active: 0, index, next_id: 0, deferred: Vec::new(), hwmp_paths: Vec::new(), preq_ids: Vec::new(), mgmt_queued: [0; 3], taps: None }
     }
 
     /// The paths whose HWMP frames the medium sends (`hwmp = "reactive"`): (originator,
@@ -501,6 +540,13 @@ impl Dcf {
         self.st.iter().flat_map(|s| s.queue.iter().chain(s.ingress.iter()))
     }
 
+    /// Every hop that sent data frames, (from, to, its counters), by sender then receiver.
+    pub fn hop_counts(&self) -> Vec<(usize, usize, HopCounts)> {
+        let mut out: Vec<(usize, usize, HopCounts)> = self.st.iter().enumerate().flat_map(|(i, s)| s.hops.iter().map(move |&(to, c)| (i, to as usize, c))).collect();
+        out.sort_by_key(|h| (h.0, h.1));
+        out
+    }
+
     /// Per-station statistics at the end of a run of length `end`.
     pub fn station_stats(&self, end: Time) -> Vec<StationStats> {
         use crate::time::to_secs;
@@ -519,6 +565,11 @@ impl Dcf {
             .map(|s| (s.queue.capacity() + s.ingress.capacity()) * size_of::<Frame>() + s.last_rx.capacity() * size_of::<(usize, u64)>())
             .sum();
         st + self.txs.capacity() * size_of::<Tx>()
+    }
+
+    /// Memory the capture records of its hops hold.
+    pub fn tap_bytes(&self) -> usize {
+        self.taps.as_deref().map_or(0, |t| t.iter().map(|h| h.3.capacity() * crate::output::pcap::RECORD_BYTES).sum())
     }
 
     /// A background frame begins: every station senses it; any reception it overlaps is lost.
@@ -710,6 +761,17 @@ impl Dcf {
         s.access_at = None;
         s.backoff = None;
         s.stats.tx_attempts += 1;
+        let first = s.retries == 0;
+        let hop = s.hop(f.to);
+        hop.attempts += 1;
+        if first {
+            hop.packets += 1;
+            if let Some(taps) = self.taps.as_deref_mut() {
+                if let Some(t) = taps.iter_mut().find(|t| t.0 as usize == i && t.1 == f.to) {
+                    t.3.push(crate::output::pcap::Rec::new(cx.now, f.pkt, f.r.ecn));
+                }
+            }
+        }
         self.start_tx(cx, i, f.to as usize, d, Kind::Data, f.id, ack_dur);
     }
 
@@ -816,6 +878,7 @@ impl Dcf {
                     Some(e) => e.1 = frame.id,
                     None => self.st[j].last_rx.push((from, frame.id)),
                 }
+                self.st[from].hop(j as u16).delivered += 1;
                 return Some(Decoded { at: j, frame });
             }
         }
@@ -913,6 +976,8 @@ impl Dcf {
         s.retries += 1;
         // retry_limit counts transmission attempts (dot11ShortRetryLimit).
         if s.retries >= limit {
+            let to = s.queue.front().expect("the frame dropped").to;
+            s.hop(to).retry_drops += 1;
             s.queue.pop_front();
             s.loaded = false;
             s.stats.retry_drops += 1;

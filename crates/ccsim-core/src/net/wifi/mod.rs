@@ -10,5 +10,5 @@ pub mod dcf;
 pub mod phy;
 pub mod rate;
 
-pub use dcf::{Cx, Dcf, Decoded, Frame, Host, StationStats, TcpAcks, WirelessConfig, UDP_IP_HEADER};
+pub use dcf::{Cx, Dcf, Decoded, Frame, HopCounts, Host, StationStats, Taps, TcpAcks, WirelessConfig, UDP_IP_HEADER};
 pub use rate::RateControl;
