@@ -1,8 +1,11 @@
 // Private queue discs for the one-change-at-a-time attribution of the queue-discipline
 // comparison (docs/validation.md, "Causes (queue disciplines)"). Not part of the grid:
 // validation/ns3/build_attr.sh builds bench/ns3/build/qdisc_attr, which is qdisc.cc with the
-// PIE type taken from the environment (QDISC_ATTR_PIE, default ns3::PieQueueDisc), so the
-// committed qdisc binary and its cache are untouched.
+// PIE, CoDel, FQ-CoDel and TCP types taken from the environment (QDISC_ATTR_PIE,
+// QDISC_ATTR_CODEL, QDISC_ATTR_FQCODEL, QDISC_ATTR_CC; defaults: ns-3's own) and an optional
+// trace (QDISC_ATTR_TRACE), so the committed qdisc binary and its cache are untouched. Below:
+// LinuxPieQueueDisc, LinuxCoDelQueueDisc, LinuxFqCoDelQueueDisc, TcpLinuxRenoAttr /
+// TcpCubicAttr, QdiscAttrTrace.
 //
 // ns3::LinuxPieQueueDisc: PIE with ns-3 3.44's PieQueueDisc structure (the same attributes,
 // drop reasons, double arithmetic, timestamps mode only) and a switch for each of its
@@ -29,12 +32,26 @@
 #define CCSIM_QDISC_ATTR_H
 
 #include "ns3/boolean.h"
+#include "ns3/codel-queue-disc.h"
+#include "ns3/fq-codel-queue-disc.h"
+#include "ns3/net-device-queue-interface.h"
+#include "ns3/string.h"
+#include "ns3/tcp-cubic.h"
+#include "ns3/tcp-linux-reno.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-socket-state.h"
+
+#include <fstream>
+#include <list>
+#include <map>
+#include <vector>
 
 #include <cstdlib>
 #include <string>
@@ -364,6 +381,543 @@ class LinuxPieQueueDisc : public QueueDisc
 
 NS_OBJECT_ENSURE_REGISTERED(LinuxPieQueueDisc);
 
+
+// ---------------------------------------------------------------------------------------------
+// ns3::LinuxCoDelQueueDisc: ns-3 3.44's CoDelQueueDisc (codel-queue-disc.cc, DoDequeue and
+// OkToDrop copied in behaviour; no L4S path, CeThreshold unused: both off in the grid) with
+//   LinuxMarkSchedule  (QDISC.md 1) a mark in the dropping state schedules the next one from
+//                      drop_next, as a drop does (Linux codel_impl.h codel_dequeue:
+//                      drop_next = codel_control_law(drop_next, ...)); ns-3: from now.
+// and a backlog source for the "backlog <= MTU: do not drop" test (MinBytes) that
+// LinuxFqCoDelQueueDisc sets (its LinuxMtuBacklog). It derives from CoDelQueueDisc only to take
+// its attributes (and the defaults qdisc.cc sets for them); none of its code runs.
+class LinuxCoDelQueueDisc : public CoDelQueueDisc
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::LinuxCoDelQueueDisc")
+                                .SetParent<CoDelQueueDisc>()
+                                .SetGroupName("TrafficControl")
+                                .AddConstructor<LinuxCoDelQueueDisc>()
+                                .AddAttribute("LinuxMarkSchedule", "QDISC.md 1", BooleanValue(false),
+                                              MakeBooleanAccessor(&LinuxCoDelQueueDisc::m_linuxMark),
+                                              MakeBooleanChecker());
+        return tid;
+    }
+
+    // The bytes CoDel's MinBytes test reads (default: this queue disc's own backlog).
+    void SetBacklogSource(Callback<uint32_t> source)
+    {
+        m_backlog = source;
+    }
+
+  private:
+    static constexpr uint32_t SHIFT = CODEL_SHIFT; // codel-queue-disc.h (also REC_INV_SQRT_SHIFT)
+
+    static uint32_t T2C(Time t)
+    {
+        return static_cast<uint32_t>(t.GetNanoSeconds() >> SHIFT);
+    }
+
+    static uint32_t Now()
+    {
+        return static_cast<uint32_t>(Simulator::Now().GetNanoSeconds() >> SHIFT);
+    }
+
+    static bool After(uint32_t a, uint32_t b)
+    {
+        return (int64_t)(a) - (int64_t)(b) > 0;
+    }
+
+    static bool AfterEq(uint32_t a, uint32_t b)
+    {
+        return (int64_t)(a) - (int64_t)(b) >= 0;
+    }
+
+    static bool Before(uint32_t a, uint32_t b)
+    {
+        return (int64_t)(a) - (int64_t)(b) < 0;
+    }
+
+    static uint16_t NewtonStep(uint16_t recInvSqrt, uint32_t count)
+    {
+        uint32_t invsqrt = ((uint32_t)recInvSqrt) << REC_INV_SQRT_SHIFT;
+        uint32_t invsqrt2 = ((uint64_t)invsqrt * invsqrt) >> 32;
+        uint64_t val = (3LL << 32) - ((uint64_t)count * invsqrt2);
+        val >>= 2;
+        val = (val * invsqrt) >> (32 - 2 + 1);
+        return static_cast<uint16_t>(val >> REC_INV_SQRT_SHIFT);
+    }
+
+    static uint32_t ControlLaw(uint32_t t, uint32_t interval, uint32_t recInvSqrt)
+    {
+        return t + (uint32_t)(((uint64_t)interval * (recInvSqrt << REC_INV_SQRT_SHIFT)) >> 32);
+    }
+
+    void InitializeParams() override
+    {
+        BooleanValue b;
+        GetAttribute("UseEcn", b);
+        m_useEcn = b.Get();
+        GetAttribute("UseL4s", b);
+        NS_ABORT_MSG_IF(b.Get(), "LinuxCoDelQueueDisc: no L4S");
+        UintegerValue u;
+        GetAttribute("MinBytes", u);
+        m_minBytes = u.Get();
+        TimeValue t;
+        GetAttribute("Interval", t);
+        m_interval = T2C(t.Get());
+        GetAttribute("Target", t);
+        m_target = T2C(t.Get());
+        GetAttribute("CeThreshold", t);
+        NS_ABORT_MSG_IF(t.Get() != Time::Max(), "LinuxCoDelQueueDisc: no CeThreshold");
+    }
+
+    bool CheckConfig() override
+    {
+        if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
+        {
+            return false;
+        }
+        if (GetNInternalQueues() == 0)
+        {
+            AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
+                "MaxSize", QueueSizeValue(GetMaxSize())));
+        }
+        return GetNInternalQueues() == 1;
+    }
+
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override
+    {
+        if (GetCurrentSize() + item > GetMaxSize())
+        {
+            DropBeforeEnqueue(item, OVERLIMIT_DROP);
+            return false;
+        }
+        return GetInternalQueue(0)->Enqueue(item);
+    }
+
+    bool OkToDrop(Ptr<QueueDiscItem> item, uint32_t now)
+    {
+        if (!item)
+        {
+            m_firstAboveTime = 0;
+            return false;
+        }
+        const uint32_t sojourn = T2C(Simulator::Now() - item->GetTimeStamp());
+        const uint32_t backlog = m_backlog.IsNull() ? GetInternalQueue(0)->GetNBytes() : m_backlog();
+        if (Before(sojourn, m_target) || backlog < m_minBytes)
+        {
+            m_firstAboveTime = 0;
+            return false;
+        }
+        bool ok = false;
+        if (m_firstAboveTime == 0)
+        {
+            m_firstAboveTime = now + m_interval;
+        }
+        else if (After(now, m_firstAboveTime))
+        {
+            ok = true;
+        }
+        return ok;
+    }
+
+    Ptr<QueueDiscItem> DoDequeue() override
+    {
+        Ptr<QueueDiscItem> item = GetInternalQueue(0)->Dequeue();
+        if (!item)
+        {
+            m_dropping = false;
+            return nullptr;
+        }
+        const uint32_t now = Now();
+        const bool okToDrop = OkToDrop(item, now);
+        if (m_dropping)
+        {
+            if (!okToDrop)
+            {
+                m_dropping = false;
+            }
+            else if (AfterEq(now, m_dropNext))
+            {
+                while (m_dropping && AfterEq(now, m_dropNext))
+                {
+                    ++m_count;
+                    m_recInvSqrt = NewtonStep(m_recInvSqrt, m_count);
+                    if (m_useEcn && Mark(item, TARGET_EXCEEDED_MARK))
+                    {
+                        m_dropNext = ControlLaw(m_linuxMark ? m_dropNext : now, m_interval, m_recInvSqrt);
+                        return item;
+                    }
+                    DropAfterDequeue(item, TARGET_EXCEEDED_DROP);
+                    item = GetInternalQueue(0)->Dequeue();
+                    if (!OkToDrop(item, now))
+                    {
+                        m_dropping = false;
+                    }
+                    else
+                    {
+                        m_dropNext = ControlLaw(m_dropNext, m_interval, m_recInvSqrt);
+                    }
+                }
+            }
+        }
+        else if (okToDrop)
+        {
+            if (!(m_useEcn && Mark(item, TARGET_EXCEEDED_MARK)))
+            {
+                DropAfterDequeue(item, TARGET_EXCEEDED_DROP);
+                item = GetInternalQueue(0)->Dequeue();
+                OkToDrop(item, now);
+            }
+            m_dropping = true;
+            const int delta = m_count - m_lastCount;
+            if (delta > 1 && Before(now - m_dropNext, 16 * m_interval))
+            {
+                m_count = delta;
+                m_recInvSqrt = NewtonStep(m_recInvSqrt, m_count);
+            }
+            else
+            {
+                m_count = 1;
+                m_recInvSqrt = ~0U >> REC_INV_SQRT_SHIFT;
+            }
+            m_lastCount = m_count;
+            m_dropNext = ControlLaw(now, m_interval, m_recInvSqrt);
+        }
+        // ns-3 dereferences item here for the CE-threshold test (a null item after the
+        // last packet was dropped is only safe because the threshold is off)
+        return item;
+    }
+
+    bool m_linuxMark{false};
+    Callback<uint32_t> m_backlog;
+    bool m_useEcn{false};
+    uint32_t m_minBytes{0};
+    uint32_t m_interval{0};
+    uint32_t m_target{0};
+    uint32_t m_count{0};
+    uint32_t m_lastCount{0};
+    bool m_dropping{false};
+    uint16_t m_recInvSqrt{static_cast<uint16_t>(~0U >> REC_INV_SQRT_SHIFT)};
+    uint32_t m_firstAboveTime{0};
+    uint32_t m_dropNext{0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(LinuxCoDelQueueDisc);
+
+// ns3::LinuxFqCoDelQueueDisc: ns-3 3.44's FqCoDelQueueDisc (fq-codel-queue-disc.cc; the
+// set-associative hash left out: off in the grid) with LinuxCoDelQueueDisc flow queues and
+//   LinuxMtuBacklog    (QDISC.md 2) the flows' "backlog <= MTU: do not drop" test reads the
+//                      whole queue disc's backlog (Linux fq_codel_dequeue passes
+//                      &sch->qstats.backlog to codel_dequeue); ns-3: the flow's own queue.
+//   LinuxEmptyNewFlow  (QDISC.md 3) a new flow found empty moves to old_flows only if that
+//                      list is not empty, else leaves the lists (Linux fq_codel_dequeue);
+//                      ns-3: always to old_flows.
+//   LinuxMarkSchedule  passed to every flow's LinuxCoDelQueueDisc (QDISC.md 1).
+// It derives from FqCoDelQueueDisc for its attributes (read back with GetAttribute), its
+// quantum and so that qdisc.cc reports it as an FQ-CoDel (fq_flow_queues).
+class LinuxFqCoDelQueueDisc : public FqCoDelQueueDisc
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::LinuxFqCoDelQueueDisc")
+                .SetParent<FqCoDelQueueDisc>()
+                .SetGroupName("TrafficControl")
+                .AddConstructor<LinuxFqCoDelQueueDisc>()
+                .AddAttribute("LinuxMtuBacklog", "QDISC.md 2", BooleanValue(false),
+                              MakeBooleanAccessor(&LinuxFqCoDelQueueDisc::m_linuxMtu), MakeBooleanChecker())
+                .AddAttribute("LinuxEmptyNewFlow", "QDISC.md 3", BooleanValue(false),
+                              MakeBooleanAccessor(&LinuxFqCoDelQueueDisc::m_linuxEmpty), MakeBooleanChecker())
+                .AddAttribute("LinuxMarkSchedule", "QDISC.md 1", BooleanValue(false),
+                              MakeBooleanAccessor(&LinuxFqCoDelQueueDisc::m_linuxMark), MakeBooleanChecker());
+        return tid;
+    }
+
+  private:
+    bool CheckConfig() override
+    {
+        if (GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0)
+        {
+            return false;
+        }
+        if (!GetQuantum())
+        {
+            Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
+            Ptr<NetDevice> dev;
+            if (ndqi && (dev = ndqi->GetObject<NetDevice>()))
+            {
+                SetQuantum(dev->GetMtu());
+            }
+            if (!GetQuantum())
+            {
+                return false;
+            }
+        }
+        BooleanValue b;
+        GetAttribute("EnableSetAssociativeHash", b);
+        NS_ABORT_MSG_IF(b.Get(), "LinuxFqCoDelQueueDisc: no set-associative hash");
+        GetAttribute("UseL4s", b);
+        NS_ABORT_MSG_IF(b.Get(), "LinuxFqCoDelQueueDisc: no L4S");
+        return true;
+    }
+
+    void InitializeParams() override
+    {
+        BooleanValue b;
+        GetAttribute("UseEcn", b);
+        m_useEcn = b.Get();
+        UintegerValue u;
+        GetAttribute("Flows", u);
+        m_flows = u.Get();
+        GetAttribute("DropBatchSize", u);
+        m_dropBatchSize = u.Get();
+        GetAttribute("Perturbation", u);
+        m_perturbation = u.Get();
+        StringValue interval;
+        StringValue target;
+        GetAttribute("Interval", interval);
+        GetAttribute("Target", target);
+        m_flowFactory.SetTypeId("ns3::FqCoDelFlow");
+        m_queueDiscFactory.SetTypeId("ns3::LinuxCoDelQueueDisc");
+        m_queueDiscFactory.Set("MaxSize", QueueSizeValue(GetMaxSize()));
+        m_queueDiscFactory.Set("Interval", interval);
+        m_queueDiscFactory.Set("Target", target);
+        m_queueDiscFactory.Set("LinuxMarkSchedule", BooleanValue(m_linuxMark));
+    }
+
+    uint32_t TotalBytes() const
+    {
+        return GetNBytes();
+    }
+
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override
+    {
+        NS_ABORT_MSG_IF(GetNPacketFilters() > 0, "LinuxFqCoDelQueueDisc: no packet filters");
+        const uint32_t h = item->Hash(m_perturbation) % m_flows;
+        Ptr<FqCoDelFlow> flow;
+        auto it = m_flowsIndices.find(h);
+        if (it == m_flowsIndices.end())
+        {
+            flow = m_flowFactory.Create<FqCoDelFlow>();
+            Ptr<QueueDisc> qd = m_queueDiscFactory.Create<QueueDisc>();
+            Ptr<LinuxCoDelQueueDisc> codel = DynamicCast<LinuxCoDelQueueDisc>(qd);
+            codel->SetAttribute("UseEcn", BooleanValue(m_useEcn));
+            if (m_linuxMtu)
+            {
+                codel->SetBacklogSource(MakeCallback(&LinuxFqCoDelQueueDisc::TotalBytes, this));
+            }
+            qd->Initialize();
+            flow->SetQueueDisc(qd);
+            flow->SetIndex(h);
+            AddQueueDiscClass(flow);
+            m_flowsIndices[h] = GetNQueueDiscClasses() - 1;
+        }
+        else
+        {
+            flow = StaticCast<FqCoDelFlow>(GetQueueDiscClass(it->second));
+        }
+        if (flow->GetStatus() == FqCoDelFlow::INACTIVE)
+        {
+            flow->SetStatus(FqCoDelFlow::NEW_FLOW);
+            flow->SetDeficit(GetQuantum());
+            m_newFlows.push_back(flow);
+        }
+        flow->GetQueueDisc()->Enqueue(item);
+        if (GetCurrentSize() > GetMaxSize())
+        {
+            Drop();
+        }
+        return true;
+    }
+
+    Ptr<QueueDiscItem> DoDequeue() override
+    {
+        Ptr<FqCoDelFlow> flow;
+        Ptr<QueueDiscItem> item;
+        do
+        {
+            bool found = false;
+            bool fromNew = false;
+            while (!found && !m_newFlows.empty())
+            {
+                flow = m_newFlows.front();
+                if (flow->GetDeficit() <= 0)
+                {
+                    flow->IncreaseDeficit(GetQuantum());
+                    flow->SetStatus(FqCoDelFlow::OLD_FLOW);
+                    m_oldFlows.splice(m_oldFlows.end(), m_newFlows, m_newFlows.begin());
+                }
+                else
+                {
+                    found = true;
+                    fromNew = true;
+                }
+            }
+            while (!found && !m_oldFlows.empty())
+            {
+                flow = m_oldFlows.front();
+                if (flow->GetDeficit() <= 0)
+                {
+                    flow->IncreaseDeficit(GetQuantum());
+                    m_oldFlows.splice(m_oldFlows.end(), m_oldFlows, m_oldFlows.begin());
+                }
+                else
+                {
+                    found = true;
+                }
+            }
+            if (!found)
+            {
+                return nullptr;
+            }
+            item = flow->GetQueueDisc()->Dequeue();
+            if (!item)
+            {
+                // ns-3: a flow from new_flows always goes to old_flows (the test below is true
+                // whenever the flow came from new_flows); Linux: only if old_flows is not empty.
+                const bool toOld = m_linuxEmpty ? (fromNew && !m_oldFlows.empty()) : !m_newFlows.empty();
+                if (toOld)
+                {
+                    flow->SetStatus(FqCoDelFlow::OLD_FLOW);
+                    m_oldFlows.push_back(flow);
+                    m_newFlows.pop_front();
+                }
+                else
+                {
+                    flow->SetStatus(FqCoDelFlow::INACTIVE);
+                    (fromNew ? m_newFlows : m_oldFlows).pop_front();
+                }
+            }
+        } while (!item);
+        flow->IncreaseDeficit(item->GetSize() * -1);
+        return item;
+    }
+
+    void Drop()
+    {
+        uint32_t maxBacklog = 0;
+        uint32_t index = 0;
+        for (uint32_t i = 0; i < GetNQueueDiscClasses(); i++)
+        {
+            const uint32_t bytes = GetQueueDiscClass(i)->GetQueueDisc()->GetNBytes();
+            if (bytes > maxBacklog)
+            {
+                maxBacklog = bytes;
+                index = i;
+            }
+        }
+        uint32_t len = 0;
+        uint32_t count = 0;
+        const uint32_t threshold = maxBacklog >> 1;
+        Ptr<QueueDisc> qd = GetQueueDiscClass(index)->GetQueueDisc();
+        do
+        {
+            Ptr<QueueDiscItem> item = qd->GetInternalQueue(0)->Dequeue();
+            DropAfterDequeue(item, OVERLIMIT_DROP);
+            len += item->GetSize();
+        } while (++count < m_dropBatchSize && len < threshold);
+    }
+
+    bool m_linuxMtu{false};
+    bool m_linuxEmpty{false};
+    bool m_linuxMark{false};
+    bool m_useEcn{true};
+    uint32_t m_flows{1024};
+    uint32_t m_dropBatchSize{64};
+    uint32_t m_perturbation{0};
+    std::list<Ptr<FqCoDelFlow>> m_newFlows;
+    std::list<Ptr<FqCoDelFlow>> m_oldFlows;
+    std::map<uint32_t, uint32_t> m_flowsIndices;
+    ObjectFactory m_flowFactory;
+    ObjectFactory m_queueDiscFactory;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(LinuxFqCoDelQueueDisc);
+
+// ---------------------------------------------------------------------------------------------
+// ns3::TcpLinuxRenoAttr, ns3::TcpCubicAttr: TcpLinuxReno / TcpCubic with
+//   LinuxRtoSsthresh   an RTO during fast recovery or CWR keeps ssthresh, as Linux
+//                      tcp_enter_loss (a new ssthresh only from Open or Disorder, once the
+//                      recovery point is acked, or at the first timeout of a loss episode).
+//                      ns-3 3.44 TcpSocketBase::ReTxTimeout recomputes it unless the state is
+//                      CA_LOSS with the head retransmitted: an RTO in CA_RECOVERY halves the
+//                      window a second time.
+// ReTxTimeout calls GetSsThresh while the state is still CA_RECOVERY / CA_CWR; EnterRecovery
+// calls it just after CongestionStateSet(CA_RECOVERY), which the flag tells apart. With the
+// switch off both are TcpLinuxReno / TcpCubic.
+template <class Base>
+class RtoSsthresh : public Base
+{
+  public:
+    static TypeId GetTypeId();
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        const bool entering = m_entering;
+        m_entering = false;
+        if (m_linux && !entering &&
+            (tcb->m_congState == TcpSocketState::CA_RECOVERY || tcb->m_congState == TcpSocketState::CA_CWR))
+        {
+            return tcb->m_ssThresh; // tcp_enter_loss: "not yet made inside this window" is false
+        }
+        return Base::GetSsThresh(tcb, bytesInFlight);
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
+    {
+        m_entering = newState == TcpSocketState::CA_RECOVERY;
+        Base::CongestionStateSet(tcb, newState);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<RtoSsthresh<Base>>(this);
+    }
+
+    bool m_linux{false}; // the attribute (public for RtoSsthreshTid's accessor)
+
+  private:
+    bool m_entering{false};
+};
+
+template <class Base>
+TypeId
+RtoSsthreshTid(const char* name)
+{
+    return TypeId(name)
+        .template SetParent<Base>()
+        .SetGroupName("Internet")
+        .template AddConstructor<RtoSsthresh<Base>>()
+        .AddAttribute("LinuxRtoSsthresh", "keep ssthresh on an RTO during recovery (Linux)", BooleanValue(false),
+                      MakeBooleanAccessor(&RtoSsthresh<Base>::m_linux), MakeBooleanChecker());
+}
+
+template <>
+inline TypeId
+RtoSsthresh<TcpLinuxReno>::GetTypeId()
+{
+    static TypeId tid = RtoSsthreshTid<TcpLinuxReno>("ns3::TcpLinuxRenoAttr");
+    return tid;
+}
+
+template <>
+inline TypeId
+RtoSsthresh<TcpCubic>::GetTypeId()
+{
+    static TypeId tid = RtoSsthreshTid<TcpCubic>("ns3::TcpCubicAttr");
+    return tid;
+}
+
+using TcpLinuxRenoAttr = RtoSsthresh<TcpLinuxReno>;
+using TcpCubicAttr = RtoSsthresh<TcpCubic>;
+NS_OBJECT_ENSURE_REGISTERED(TcpLinuxRenoAttr);
+NS_OBJECT_ENSURE_REGISTERED(TcpCubicAttr);
+
 } // namespace ns3
 
 // The PIE queue disc qdisc.cc installs (build_attr.sh substitutes this for "ns3::PieQueueDisc").
@@ -372,6 +926,103 @@ QdiscAttrPieType()
 {
     const char* t = std::getenv("QDISC_ATTR_PIE");
     return t && *t ? t : "ns3::PieQueueDisc";
+}
+
+// The CoDel and FQ-CoDel queue discs qdisc.cc installs (QDISC_ATTR_CODEL, QDISC_ATTR_FQCODEL,
+// defaults ns3::CoDelQueueDisc and ns3::FqCoDelQueueDisc), and its TCP congestion control:
+// with QDISC_ATTR_CC=1, ns3::TcpLinuxReno and ns3::TcpCubic become their *Attr copies above.
+inline std::string
+QdiscAttrCoDelType()
+{
+    const char* t = std::getenv("QDISC_ATTR_CODEL");
+    return t && *t ? t : "ns3::CoDelQueueDisc";
+}
+
+inline std::string
+QdiscAttrFqCoDelType()
+{
+    const char* t = std::getenv("QDISC_ATTR_FQCODEL");
+    return t && *t ? t : "ns3::FqCoDelQueueDisc";
+}
+
+inline std::string
+QdiscAttrCcType(const std::string& type)
+{
+    const char* t = std::getenv("QDISC_ATTR_CC");
+    if (!t || std::string(t) != "1")
+    {
+        return type;
+    }
+    return type == "ns3::TcpLinuxReno" || type == "ns3::TcpCubic" ? type + "Attr" : type;
+}
+
+// QDISC_ATTR_TRACE=FILE (optional QDISC_ATTR_TRACE_INTERVAL, seconds, default 0.01): a CSV time
+// series of every flow (cwnd, ssthresh, bytes in flight in packets, srtt, TCP state, bytes
+// acked, retransmissions, packets in the queue disc) as dumbbell.cc's --traceFile, plus its
+// #event (state changes) and #retx lines from FlowTracer and one #qdrop line per queue-disc
+// drop (time, reason, source address, sequence number). Only trace sinks and sampling events
+// are added: the run is otherwise the same (checked: the JSON result is unchanged).
+// build_attr.sh calls this before Simulator::Run(); a template, because FlowTracer is defined
+// in ccsim-tcp.h, which qdisc.cc includes after this file.
+namespace qdisc_attr_trace
+{
+inline std::ofstream out;
+
+inline void
+OnDrop(const char* when, ns3::Ptr<const ns3::QueueDiscItem> item, const char* reason)
+{
+    ns3::Ptr<const ns3::Ipv4QueueDiscItem> ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item);
+    ns3::TcpHeader tcp;
+    ns3::Ipv4Address src;
+    if (ip)
+    {
+        src = ip->GetHeader().GetSource();
+        item->GetPacket()->PeekHeader(tcp);
+    }
+    out << "#qdrop," << ns3::Simulator::Now().GetSeconds() << "," << when << "," << reason << "," << src
+        << "," << tcp.GetSequenceNumber().GetValue() << "\n";
+}
+
+template <typename Tracer>
+void
+Sample(std::vector<Tracer>* tracers, ns3::Ptr<ns3::QueueDisc> qd, uint32_t mss, ns3::Time interval)
+{
+    const double t = ns3::Simulator::Now().GetSeconds();
+    for (const Tracer& tr : *tracers)
+    {
+        out << t << "," << tr.id << "," << tr.cwnd / double(mss) << "," << tr.ssthresh / double(mss) << ","
+            << tr.inflight / double(mss) << "," << tr.srtt * 1e3 << ","
+            << ns3::TcpSocketState::TcpCongStateName[tr.congState] << "," << tr.BytesAcked() << ","
+            << tr.retransmits << "," << tr.segmentsSent << "," << qd->GetNPackets() << "\n";
+    }
+    ns3::Simulator::Schedule(interval, &Sample<Tracer>, tracers, qd, mss, interval);
+}
+} // namespace qdisc_attr_trace
+
+template <typename Tracer>
+void
+QdiscAttrTrace(std::vector<Tracer>& tracers, ns3::Ptr<ns3::QueueDisc> qd, uint32_t mss)
+{
+    const char* f = std::getenv("QDISC_ATTR_TRACE");
+    if (!f || !*f)
+    {
+        return;
+    }
+    const char* iv = std::getenv("QDISC_ATTR_TRACE_INTERVAL");
+    const ns3::Time interval = ns3::Seconds(iv && *iv ? std::atof(iv) : 0.01);
+    namespace T = qdisc_attr_trace;
+    T::out.open(f);
+    NS_ABORT_MSG_IF(!T::out, "cannot write " << f);
+    T::out << "time_s,flow,cwnd_pkts,ssthresh_pkts,inflight_pkts,srtt_ms,state,bytes_acked,retransmits,"
+              "segments_sent,qdisc_pkts\n";
+    for (uint32_t i = 0; i < tracers.size(); ++i)
+    {
+        tracers[i].id = i;
+        tracers[i].events = &T::out;
+    }
+    qd->TraceConnectWithoutContext("DropBeforeEnqueue", ns3::MakeBoundCallback(&T::OnDrop, "enqueue"));
+    qd->TraceConnectWithoutContext("DropAfterDequeue", ns3::MakeBoundCallback(&T::OnDrop, "dequeue"));
+    ns3::Simulator::Schedule(interval, &T::Sample<Tracer>, &tracers, qd, mss, interval);
 }
 
 #endif

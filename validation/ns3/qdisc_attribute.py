@@ -23,7 +23,19 @@ made on one side only:
                     reset (QDISC.md 9-12)
   ns3-pie-first     that PIE with the first update at 500 ms (Linux's HZ / 2)
   ns3-pie-linux     all of the PIE changes together
-  (the ns3-pie-* experiments need bench/ns3/build/qdisc_attr: bash validation/ns3/build_attr.sh)
+  ns3-rto-private   ns-3's TcpLinuxReno / TcpCubic replaced by qdisc_attr.h's copies with no
+                    switch on (a check: bit-identical)
+  ns3-rto-ssthresh  those copies with LinuxRtoSsthresh: an RTO during fast recovery keeps
+                    ssthresh, as Linux tcp_enter_loss (ns-3 halves the window again; cause Q4)
+  ns3-codel-private ns-3's CoDel and FQ-CoDel replaced by qdisc_attr.h's copies with no switch
+                    on (a check: bit-identical)
+  ns3-codel-mark    those with Linux's ECN mark schedule (QDISC.md 1; ECN points only)
+  ns3-fq-mtu        that FQ-CoDel with Linux's "backlog <= MTU" test on the whole queue disc
+                    (QDISC.md 2)
+  ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
+  ns3-fq-linux      that FQ-CoDel with all three
+  (the ns3-pie-*, -rto-*, -codel-* and -fq-* experiments need bench/ns3/build/qdisc_attr:
+  bash validation/ns3/build_attr.sh)
 
 Baselines: stock ns-3 from the committed cache (results/raw_qdisc/, looked up by command line,
 so any binary built from the same qdisc.cc serves: the runs are deterministic) and stock
@@ -102,6 +114,17 @@ def _pie(extra: list[str]) -> dict[str, Any]:
     return {"side": "ns3", "qdiscs": {"pie"}, "ns3": lambda p: list(extra), "env": PIE_LINUX, "bin": "qdisc_attr"}
 
 
+RTO_CC = {"QDISC_ATTR_CC": "1"}
+RTO_LINUX = [f"--ns3::{t}::LinuxRtoSsthresh=true" for t in ("TcpLinuxRenoAttr", "TcpCubicAttr")]
+CODEL_LINUX = {"QDISC_ATTR_CODEL": "ns3::LinuxCoDelQueueDisc", "QDISC_ATTR_FQCODEL": "ns3::LinuxFqCoDelQueueDisc"}
+LFQ = "--ns3::LinuxFqCoDelQueueDisc::"
+MARK_LINUX = ["--ns3::LinuxCoDelQueueDisc::LinuxMarkSchedule=true", f"{LFQ}LinuxMarkSchedule=true"]
+
+
+def _private(env: dict[str, str], extra: list[str], **kw: Any) -> dict[str, Any]:
+    return {"side": "ns3", "ns3": lambda p: list(extra), "env": env, "bin": "qdisc_attr", **kw}
+
+
 EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ccsim-target-pkt": {"side": "ccsim", "qdiscs": {"codel", "fq_codel", "pie"}, "ccsim": ccsim_target_pkt},
     "ns3-target-pkt": {"side": "ns3", "qdiscs": {"codel", "fq_codel", "pie"}, "ns3": ns3_target_pkt},
@@ -116,6 +139,17 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ns3-pie-rest": _pie([f"{LPIE}{k}=true" for k in ("LinuxSafeguard", "LinuxHighDelay", "LinuxDecay", "LinuxAccu")]),
     "ns3-pie-first": _pie([f"{LPIE}FirstUpdate=500ms"]),
     "ns3-pie-linux": _pie(PIE_ALL + [f"{LPIE}FirstUpdate=500ms"]),
+    # qdisc_attr.h's TcpLinuxRenoAttr / TcpCubicAttr (ns-3's TcpLinuxReno / TcpCubic, subclassed)
+    "ns3-rto-private": _private(RTO_CC, [], ccs={"cubic", "newreno"}),
+    "ns3-rto-ssthresh": _private(RTO_CC, RTO_LINUX, ccs={"cubic", "newreno"}),
+    # qdisc_attr.h's LinuxCoDelQueueDisc / LinuxFqCoDelQueueDisc
+    "ns3-codel-private": _private(CODEL_LINUX, [], qdiscs={"codel", "fq_codel"}),
+    "ns3-codel-mark": _private(CODEL_LINUX, MARK_LINUX, qdiscs={"codel", "fq_codel"}, ecn={True}),
+    "ns3-fq-mtu": _private(CODEL_LINUX, [f"{LFQ}LinuxMtuBacklog=true"], qdiscs={"fq_codel"}),
+    "ns3-fq-empty": _private(CODEL_LINUX, [f"{LFQ}LinuxEmptyNewFlow=true"], qdiscs={"fq_codel"}),
+    "ns3-fq-linux": _private(
+        CODEL_LINUX, [f"{LFQ}LinuxMtuBacklog=true", f"{LFQ}LinuxEmptyNewFlow=true", *MARK_LINUX], qdiscs={"fq_codel"}
+    ),
 }
 
 
@@ -186,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--ns3-bin", type=Path, default=None, help="default bench/ns3/build/<qdisc or qdisc_attr>")
     ap.add_argument("--out", type=Path, default=HERE / "results")
+    ap.add_argument(
+        "--per-seed",
+        action="store_true",
+        help="add the Δ qdelay / Δ Mbps after the change per seed (is a residual larger than the seed-to-seed spread?)",
+    )
     args = ap.parse_args(argv)
 
     ex = EXPERIMENTS[args.experiment]
@@ -195,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         for p in Q.full_grid(seeds)
         if p.qdisc in ex.get("qdiscs", {p.qdisc})
         and p.cc in ex.get("ccs", {p.cc})
+        and p.ecn in ex.get("ecn", {p.ecn})
         and (args.points is None or any(s in p.name for s in args.points))
         and not any(s in p.name for s in args.exclude)
     ]
@@ -223,14 +263,17 @@ def main(argv: list[str] | None = None) -> int:
         nb, cb = ns_before, cc_before
         na = ns_after or ns_before
         ca = cc_after or cc_before
-        rows.append((p, {k: (_mean(cb, k), _mean(nb, k), _mean(ca, k), _mean(na, k)) for k in ("qdelay", "total", "drops", "aqm_drops")}))
+        m = {k: (_mean(cb, k), _mean(nb, k), _mean(ca, k), _mean(na, k)) for k in ("qdelay", "total", "drops", "aqm_drops")}
+        m["seeds"] = [(c["qdelay"] / n["qdelay"] - 1, c["total"] / n["total"] - 1) for c, n in zip(ca, na)]
+        rows.append((p, m))
 
     print(
         f"Experiment `{args.experiment}` ({ex['side']} changed), seeds {args.seeds}; "
         "before = stock ccsim vs stock ns-3, after = with the change. Δ = (ccsim - ns-3) / ns-3.\n"
     )
-    print("| point | qdelay ms ccsim / ns-3, before | Δ | after | Δ | Mbps Δ before → after | drops ccsim / ns-3 before → after |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    seed_head = " | Δ qdelay after, per seed | Δ Mbps after, per seed" if args.per_seed else ""
+    print(f"| point | qdelay ms ccsim / ns-3, before | Δ | after | Δ | Mbps Δ before → after | drops ccsim / ns-3 before → after{seed_head} |")
+    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.per_seed else ""))
     for p, m in rows:
         cq, nq, cq2, nq2 = m["qdelay"]
         ct, nt, ct2, nt2 = m["total"]
@@ -238,6 +281,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {p.name} | {cq:.2f} / {nq:.2f} | {_pct(cq / nq - 1)} | {cq2:.2f} / {nq2:.2f} | {_pct(cq2 / nq2 - 1)} "
             f"| {_pct(ct / nt - 1)} → {_pct(ct2 / nt2 - 1)} | {drops[0]:.0f} / {drops[1]:.0f} → {drops[2]:.0f} / {drops[3]:.0f} |"
+            + (
+                f" {' '.join(_pct(q) for q, _ in m['seeds'])} | {' '.join(_pct(t) for _, t in m['seeds'])} |"
+                if args.per_seed
+                else ""
+            )
         )
     return 0
 
