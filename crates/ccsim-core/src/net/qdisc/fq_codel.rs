@@ -122,6 +122,59 @@ struct Flow {
     listed: bool,
     /// Its bucket (for the lists, which hold positions in `FqCodel::flows`).
     bucket: u32,
+    /// The next queue on its list (`flowchain`), NONE at the tail.
+    next: u32,
+}
+
+/// A FIFO list of flow queues linked through their `next` field, as Linux links them through
+/// `flowchain` (`list_add_tail`, `list_move_tail`, `list_del_init`): a move is a few stores,
+/// done for nearly every packet (a quantum of one MTU is spent by one full-size packet).
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl Chain {
+    const EMPTY: Chain = Chain { head: NONE, tail: NONE, len: 0 };
+
+    #[inline]
+    fn front(&self) -> Option<u32> {
+        (self.head != NONE).then_some(self.head)
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.head == NONE
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    #[inline]
+    fn push_back(&mut self, flows: &mut [Flow], pos: u32) {
+        flows[pos as usize].next = NONE;
+        match self.tail {
+            NONE => self.head = pos,
+            t => flows[t as usize].next = pos,
+        }
+        self.tail = pos;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop_front(&mut self, flows: &[Flow]) -> Option<u32> {
+        let h = self.front()?;
+        self.head = flows[h as usize].next;
+        if self.head == NONE {
+            self.tail = NONE;
+        }
+        self.len -= 1;
+        Some(h)
+    }
 }
 
 pub struct FqCodel {
@@ -135,8 +188,8 @@ pub struct FqCodel {
     /// Bucket -> position in `flows` (NONE until used); empty until the first packet.
     index: Vec<u32>,
     flows: Vec<Flow>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
+    new_flows: Chain,
+    old_flows: Chain,
     len: usize,
     bytes: u64,
     /// Queues that became new (`new_flow_count`).
@@ -181,8 +234,8 @@ impl FqCodel {
             stats: CodelStats::default(),
             index: Vec::new(),
             flows: Vec::new(),
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
+            new_flows: Chain::EMPTY,
+            old_flows: Chain::EMPTY,
             len: 0,
             bytes: 0,
             new_flow_count: 0,
@@ -214,7 +267,7 @@ impl FqCodel {
         }
         if self.index[b as usize] == NONE {
             self.index[b as usize] = self.flows.len() as u32;
-            self.flows.push(Flow { bucket: b, ..Flow::default() });
+            self.flows.push(Flow { bucket: b, next: NONE, ..Flow::default() });
         }
         self.index[b as usize] as usize
     }
@@ -264,7 +317,7 @@ impl Qdisc for FqCodel {
         if !f.listed {
             f.listed = true;
             f.deficit = quantum;
-            self.new_flows.push_back(pos as u32);
+            self.new_flows.push_back(&mut self.flows, pos as u32);
             self.new_flow_count += 1;
         }
         self.bytes += p.r.bytes as u64;
@@ -282,8 +335,8 @@ impl Qdisc for FqCodel {
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
         loop {
             let (pos, from_new) = match (self.new_flows.front(), self.old_flows.front()) {
-                (Some(&pos), _) => (pos, true),
-                (None, Some(&pos)) => (pos, false),
+                (Some(pos), _) => (pos, true),
+                (None, Some(pos)) => (pos, false),
                 (None, None) => return None,
             };
             let f = &mut self.flows[pos as usize];
@@ -291,8 +344,8 @@ impl Qdisc for FqCodel {
                 // Spent: another quantum, and to the tail of old_flows.
                 f.deficit += self.quantum;
                 let list = if from_new { &mut self.new_flows } else { &mut self.old_flows };
-                list.pop_front();
-                self.old_flows.push_back(pos);
+                list.pop_front(&self.flows);
+                self.old_flows.push_back(&mut self.flows, pos);
                 continue;
             }
             let mut src = FlowSource { q: &mut f.q, backlog: &mut f.backlog, len: &mut self.len, bytes: &mut self.bytes };
@@ -305,13 +358,13 @@ impl Qdisc for FqCodel {
                     // Empty: a new queue passes through old_flows (if any) to prevent
                     // starvation; otherwise it leaves the lists.
                     if from_new {
-                        self.new_flows.pop_front();
+                        self.new_flows.pop_front(&self.flows);
                         if !self.old_flows.is_empty() {
-                            self.old_flows.push_back(pos);
+                            self.old_flows.push_back(&mut self.flows, pos);
                             continue;
                         }
                     } else {
-                        self.old_flows.pop_front();
+                        self.old_flows.pop_front(&self.flows);
                     }
                     self.flows[pos as usize].listed = false;
                 }
@@ -331,7 +384,6 @@ impl Qdisc for FqCodel {
         self.index.capacity() * 4
             + self.flows.capacity() * std::mem::size_of::<Flow>()
             + self.flows.iter().map(|f| f.q.capacity() * std::mem::size_of::<Queued>()).sum::<usize>()
-            + (self.new_flows.capacity() + self.old_flows.capacity()) * 4
     }
     fn marks(&self) -> u64 {
         self.stats.ecn_mark
