@@ -130,14 +130,9 @@ impl LinkDir {
             return None;
         }
         Self::integrate(&mut self.link.stats, slot, now);
-        let mut dropped = std::mem::take(&mut slot.dropped);
-        let verdict = slot.qdisc.enqueue(Queued { r, arrived: now }, now, &mut dropped);
+        let verdict = slot.qdisc.enqueue(Queued { r, arrived: now }, now, &mut slot.dropped);
         // Packets dropped to make room (fq_codel's batch, perhaps with the arrival).
-        for (p, cause) in dropped.drain(..) {
-            slot.count_drop(cause);
-            packets.discard(p.r.slot);
-        }
-        slot.dropped = dropped;
+        slot.take_dropped(packets);
         if let Err((p, cause)) = verdict {
             slot.count_drop(cause);
             packets.discard(p.r.slot);
@@ -170,13 +165,8 @@ impl LinkDir {
     fn start_service(&mut self, now: Time, packets: &mut PacketStore) -> Option<Time> {
         let slot = self.slot.as_mut().expect("a direction with a queue discipline");
         Self::integrate(&mut self.link.stats, slot, now);
-        let mut dropped = std::mem::take(&mut slot.dropped);
-        let next = slot.qdisc.dequeue(now, &mut dropped);
-        for (p, cause) in dropped.drain(..) {
-            slot.count_drop(cause);
-            packets.discard(p.r.slot);
-        }
-        slot.dropped = dropped;
+        let next = slot.qdisc.dequeue(now, &mut slot.dropped);
+        slot.take_dropped(packets);
         let p = next?;
         let sojourn = now - p.arrived;
         self.qdelay_hist.add(sojourn);

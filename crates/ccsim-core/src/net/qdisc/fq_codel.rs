@@ -196,6 +196,9 @@ pub struct FqCodel {
     pub new_flow_count: u64,
     /// Packets dropped over the limit (`drop_overlimit`).
     pub drop_overlimit: u64,
+    /// The flow id of the last arrival and its queue's position: a flow's packets come in
+    /// bursts, and the next of the same flow skips the hash (the mapping never changes).
+    last: Option<(u32, u32)>,
 }
 
 /// One flow queue and the discipline's totals as a [`CodelSource`] (`dequeue_func`).
@@ -240,6 +243,7 @@ impl FqCodel {
             bytes: 0,
             new_flow_count: 0,
             drop_overlimit: 0,
+            last: None,
         }
     }
 
@@ -308,8 +312,14 @@ impl FqCodel {
 impl Qdisc for FqCodel {
     /// `fq_codel_enqueue`.
     fn enqueue(&mut self, p: Queued, _now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
-        let b = self.bucket(p.r.flow);
-        let pos = self.flow_of(b);
+        let pos = match self.last {
+            Some((flow, pos)) if flow == p.r.flow => pos as usize,
+            _ => {
+                let pos = self.flow_of(self.bucket(p.r.flow));
+                self.last = Some((p.r.flow, pos as u32));
+                pos
+            }
+        };
         let quantum = self.quantum;
         let f = &mut self.flows[pos];
         f.q.push_back(p);

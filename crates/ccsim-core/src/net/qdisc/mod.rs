@@ -235,6 +235,25 @@ impl Slot {
         Slot { qdisc, name: "custom", in_service: None, last_change: 0, overflow_drops: 0, aqm_drops: 0, dropped: Vec::new() }
     }
 
+    /// Count and free the packets the discipline left in `dropped` (none, nearly always).
+    #[inline]
+    pub fn take_dropped(&mut self, packets: &mut crate::net::PacketStore) {
+        if !self.dropped.is_empty() {
+            self.free_dropped(packets);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn free_dropped(&mut self, packets: &mut crate::net::PacketStore) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        for (p, cause) in dropped.drain(..) {
+            self.count_drop(cause);
+            packets.discard(p.r.slot);
+        }
+        self.dropped = dropped; // keep its room: no allocation per drop
+    }
+
     /// Count a drop by the discipline.
     pub fn count_drop(&mut self, cause: DropCause) {
         match cause {
