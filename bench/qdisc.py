@@ -114,9 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         "  fast path, which decides a packet's service start when it arrives.",
         "",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines), encoding="utf-8")
-    print(f"written {args.out}")
+    scale.write_md(args.out, lines)
     return 0
 
 

@@ -115,6 +115,13 @@ def median_run(runs: list[dict]) -> dict:
     return out
 
 
+def write_md(out: Path, lines: list[str]) -> None:
+    """Write a results table (its lines) to `out` and say so."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"written {out}")
+
+
 def default_ccsim() -> list[str]:
     exe = shutil.which("ccsim")
     return [exe] if exe else [sys.executable, "-m", "ccsim"]
@@ -186,9 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         "- RSS per flow: (peak RSS - the 1-flow run's) / flows (from 100 flows up).",
         "",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines), encoding="utf-8")
-    print(f"written {args.out}")
+    write_md(args.out, lines)
     return 0
 
 
