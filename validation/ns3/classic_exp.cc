@@ -27,6 +27,10 @@
 //                  [0.5, 0.8] (BETA_MIN, BETA_MAX), unless the throughput moved by more than
 //                  1/5 either way (ns-3: adapts only when it rose by at most 20 %, never
 //                  clamps).
+//   EXP_HTCP_ALPHA_LINUX  H-TCP's alpha as Linux's htcp_alpha_update: 2 x factor x (1 - beta)
+//                  with no floor at 1 (ns-3's UpdateAlpha raises anything under 1 to 1, so with
+//                  beta 0.8 ns-3 grows by 1 where Linux grows by 0.4), and the factor scaled
+//                  by minRTT / 100 ms (use_rtt_scaling, integer, at least 1).
 //   EXP_VEGAS_LOSS_SSTHRESH  Vegas's ssthresh on loss as Linux's: tcp_vegas.c registers
 //                  .ssthresh = tcp_reno_ssthresh (max(cwnd / 2, 2)). ns-3's TcpVegas::GetSsThresh
 //                  returns max(min(ssthresh, cwnd - 1 segment), 2 segments) on loss too (the
@@ -41,6 +45,55 @@
 //                  cnt = (cnt << ACK_RATIO_SHIFT) / delayed_ack; bictcp_acked keeps
 //                  delayed_ack = 15/16 delayed_ack + pkts_acked, x16, in Open, from 2 x 16).
 //                  ns-3's TcpBic has no such ratio.
+//   EXP_VENO_CNTRTT  Veno's sample count is not reset on every ACK: Linux's
+//                  tcp_veno_cong_avoid has the reset commented out (/* veno->cntrtt = 0; */),
+//                  so after 3 samples Veno's own growth runs; ns-3's TcpVeno::IncreaseWindow
+//                  resets m_cntRtt on every ACK, so m_cntRtt <= 2 always holds and it always
+//                  grows as NewReno.
+//   EXP_VENO_DIFF  Veno's backlog as Linux's tcp_veno_cong_avoid: diff = (cwnd << 1) -
+//                  (cwnd x baseRTT << 1) / minRTT, half packets, against beta = 3 << 1; ns-3
+//                  truncates target = cwnd x base / min to whole packets first.
+//   For exp-veno, EXP_PERSEGMENT grows per ACKed segment inside Veno's IncreaseWindow: the
+//   backlog is computed once per ACK, as Linux's tcp_veno_cong_avoid does, and only the
+//   growth step is repeated (calling ns-3's IncreaseWindow once per segment would compute the
+//   backlog again with the per-ACK minimum already reset, i.e. against an infinite RTT).
+//   EXP_HS_MD_AI   HighSpeed's decrease as Linux's hstcp_ssthresh: b(w) from the table row
+//                  ca->ai of the last congestion-avoidance increase (hstcp_cong_avoid moves ai
+//                  only there; ai = 0, b = 1/2, until the first one), in Linux's fixed point
+//                  (md / 256). ns-3's TcpHighSpeed::GetSsThresh looks b(w) up at the loss, from
+//                  the window it is given: after slow start it cuts e.g. 780 packets by 0.34
+//                  where Linux halves.
+//   EXP_RTO_SSTHRESH  An RTO during fast recovery keeps the recovery's ssthresh, as Linux's
+//                  tcp_enter_loss (a new ssthresh only if ca_state <= Disorder, or high_seq
+//                  was reached, or a first timeout in Loss: "Reduce ssthresh if it has not yet
+//                  been made inside this window"). ns-3's TcpSocketBase::ReTxTimeout calls
+//                  GetSsThresh(inFlightBeforeRto) in Recovery too (RFC 5681's rule), i.e. a
+//                  second reduction from the window PRR has already cut. The program restores
+//                  the previous ssthresh in CwndEvent(CA_EVENT_LOSS), which ReTxTimeout calls
+//                  right after GetSsThresh while m_congState is still CA_RECOVERY (the model's
+//                  own side effects of that GetSsThresh call stay).
+//   EXP_VEGAS_DIFF Vegas's once-per-RTT backlog as Linux's tcp_vegas_cong_avoid, on RTTs in us
+//                  + 1 (tcp_vegas_pkts_acked): target_cwnd = cwnd x baseRTT / rtt and
+//                  diff = cwnd x (rtt - baseRTT) / baseRTT, integer divisions. ns-3's
+//                  TcpVegas::IncreaseWindow has diff = cwnd - (uint32)(cwnd x base / rtt), which
+//                  is the paper's cwnd (rtt - base) / rtt rounded up: at cwnd 350, base 40.1 ms,
+//                  rtt 40.3 ms it is 2 (> gamma = 1: leave slow start) where Linux's is 1.
+//   EXP_VEGAS_AFTER  Vegas's round ends on the first ACK after(ack, beg_snd_nxt), strictly
+//                  (tcp_vegas_cong_avoid); ns-3 tests m_lastAckedSeq >= m_begSndNxt.
+//   EXP_YEAH_AFTER YeAH's round ends on the first ACK after(ack, beg_snd_nxt), strictly
+//                  (tcp_yeah_cong_avoid); ns-3's TcpYeah::IncreaseWindow tests
+//                  m_lastAckedSeq >= m_begSndNxt.
+//   EXP_ILLINOIS_ALPHA_FRAC  Illinois's increase keeps alpha's fraction, as Linux's
+//                  tcp_illinois_cong_avoid (alpha in 1/128: snd_cwnd_cnt += acked; delta =
+//                  (snd_cwnd_cnt x alpha) >> 7; cwnd += delta / cwnd once delta >= cwnd).
+//                  ns-3's TcpIllinois::IncreaseWindow does m_ackCnt += segmentsAcked x m_alpha
+//                  on a uint32_t, which truncates every call: with 2 segments per ACK, alpha
+//                  below 0.5 gives no growth at all, and alpha 1.3 grows as 1.
+//   EXP_ILLINOIS_US  Illinois's da and dm in microseconds (tcp_illinois_acked keeps rtt_us;
+//                  avg_delay, max_delay): ns-3's RecalcParam takes them with
+//                  GetMilliSeconds(), whole ms, so an average queueing delay under 1 ms is 0.
+//   EXP_TRACE      Diagnostics only: every GetSsThresh call is printed on stderr (time, cwnd,
+//                  bytes in flight and the ssthresh returned, in segments).
 //
 // Everything else is the dumbbell's, unchanged: the program includes dumbbell.cc.
 
@@ -69,6 +122,17 @@ const bool kHtcpBeta = EnvOn("EXP_HTCP_BETA");
 const bool kVegasLossSsthresh = EnvOn("EXP_VEGAS_LOSS_SSTHRESH");
 const bool kPerAckCa = EnvOn("EXP_PERACK_CA");
 const bool kBicDelack = EnvOn("EXP_BIC_DELACK");
+const bool kTrace = EnvOn("EXP_TRACE");
+const bool kVenoCntRtt = EnvOn("EXP_VENO_CNTRTT");
+const bool kVenoDiff = EnvOn("EXP_VENO_DIFF");
+const bool kHsMdAi = EnvOn("EXP_HS_MD_AI");
+const bool kRtoSsthresh = EnvOn("EXP_RTO_SSTHRESH");
+const bool kVegasDiff = EnvOn("EXP_VEGAS_DIFF");
+const bool kVegasAfter = EnvOn("EXP_VEGAS_AFTER");
+const bool kYeahAfter = EnvOn("EXP_YEAH_AFTER");
+const bool kIllinoisAlphaFrac = EnvOn("EXP_ILLINOIS_ALPHA_FRAC");
+const bool kIllinoisUs = EnvOn("EXP_ILLINOIS_US");
+const bool kHtcpAlphaLinux = EnvOn("EXP_HTCP_ALPHA_LINUX");
 
 /// Linux's per-ACK RTT sample for the congestion control (EXP_LINUXRTT): the newest segment
 /// this ACK newly SACKed, else the newest it newly cumulatively ACKed, never a retransmitted
@@ -207,6 +271,19 @@ std::map<const TcpSocketBase*, RttSampler> g_samplers;
 template <class B>
 struct ExpName;
 
+class ExpVegasBase;
+
+/// Classes that apply EXP_PERSEGMENT themselves (kOwnPerSegment).
+template <class T, class = void>
+struct OwnPerSegment : std::false_type
+{
+};
+
+template <class T>
+struct OwnPerSegment<T, std::void_t<decltype(T::kOwnPerSegment)>> : std::true_type
+{
+};
+
 /// ns-3's class B with the EXP_* changes.
 template <class B>
 class Exp : public B
@@ -235,6 +312,11 @@ class Exp : public B
 
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
     {
+        if constexpr (OwnPerSegment<B>::value)
+        {
+            B::IncreaseWindow(tcb, segmentsAcked); // the class applies EXP_PERSEGMENT itself
+            return;
+        }
         if (kPerAckCa && segmentsAcked > 1 && tcb->m_cWnd >= tcb->m_ssThresh)
         {
             B::IncreaseWindow(tcb, 1);
@@ -251,9 +333,25 @@ class Exp : public B
         }
     }
 
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override
+    {
+        if (kRtoSsthresh && ev == TcpSocketState::CA_EVENT_LOSS &&
+            tcb->m_congState == TcpSocketState::CA_RECOVERY)
+        {
+            if (kTrace)
+            {
+                std::cerr << "RTO-IN-RECOVERY t=" << Simulator::Now().GetSeconds()
+                          << " keep ssthresh=" << m_ssBefore / tcb->m_segmentSize << "\n";
+            }
+            tcb->m_ssThresh = m_ssBefore; // tcp_enter_loss: no second reduction
+        }
+        B::CwndEvent(tcb, ev);
+    }
+
     uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
     {
-        if constexpr (std::is_same_v<B, TcpVegas>)
+        m_ssBefore = tcb->m_ssThresh;
+        if constexpr (std::is_same_v<B, ExpVegasBase>)
         {
             if (kVegasLossSsthresh && bytesInFlight != 0)
             {
@@ -261,13 +359,26 @@ class Exp : public B
                 return std::max(tcb->m_cWnd.Get() / 2, 2 * tcb->m_segmentSize);
             }
         }
-        return B::GetSsThresh(tcb, kSsthreshCwnd ? tcb->m_cWnd.Get() : bytesInFlight);
+        const uint32_t ss =
+            B::GetSsThresh(tcb, kSsthreshCwnd ? tcb->m_cWnd.Get() : bytesInFlight);
+        if (kTrace)
+        {
+            std::cerr << "SSTHRESH t=" << Simulator::Now().GetSeconds() << " state="
+                      << TcpSocketState::TcpCongStateName[tcb->m_congState]
+                      << " cwnd=" << tcb->m_cWnd.Get() / tcb->m_segmentSize
+                      << " inflight=" << bytesInFlight / tcb->m_segmentSize
+                      << " ssthresh=" << ss / tcb->m_segmentSize << "\n";
+        }
+        return ss;
     }
 
     Ptr<TcpCongestionOps> Fork() override
     {
         return CopyObject<Exp<B>>(this);
     }
+
+  private:
+    uint32_t m_ssBefore{0}; // ssthresh before the last GetSsThresh call (EXP_RTO_SSTHRESH)
 };
 
 #define EXP_NAME(cls)                                                                              \
@@ -420,6 +531,7 @@ class ExpHtcpBase : public TcpNewReno
         {
             m_minRtt = rtt;
         }
+        m_minRttEver = std::min(m_minRttEver, rtt);
         if (rtt > m_maxRtt)
         {
             m_maxRtt = rtt;
@@ -439,6 +551,25 @@ class ExpHtcpBase : public TcpNewReno
             Time diff = m_delta - m_deltaL;
             double diffSec = diff.GetSeconds();
             m_alpha = (1 + 10 * diffSec + 0.25 * (diffSec * diffSec));
+        }
+        if (kHtcpAlphaLinux)
+        {
+            // htcp_alpha_update: use_rtt_scaling (scale = 8 HZ / (10 minRTT) in [4, 80], i.e.
+            // factor x minRTT / 100 ms for minRTT in [10, 200] ms, integer, at least 1), then
+            // alpha = 2 factor (1 - beta) with no floor at 1 (ALPHA_BASE only if it is 0).
+            double factor = std::floor(m_alpha);
+            if (m_minRttEver < Time::Max() && m_minRttEver.IsStrictlyPositive())
+            {
+                const double scale =
+                    std::clamp(std::floor(8000.0 / (10 * m_minRttEver.GetMilliSeconds())), 4.0, 80.0);
+                factor = std::max(1.0, std::floor(factor * 8 / scale));
+            }
+            m_alpha = 2 * factor * (1 - m_beta);
+            if (m_alpha <= 0)
+            {
+                m_alpha = 1;
+            }
+            return;
         }
         m_alpha = 2 * (1 - m_beta) * m_alpha;
         if (m_alpha < 1)
@@ -493,9 +624,749 @@ class ExpHtcpBase : public TcpNewReno
     uint32_t m_lastThroughput{0};
     uint32_t m_dataSent{0};
     double m_frac{0};
+    Time m_minRttEver{Time::Max()}; // EXP_HTCP_ALPHA_LINUX: Linux's minRTT is never reset
 };
 
 EXP_NAME(ExpHtcpBase)
+
+/// TcpVegas with EXP_VEGAS_DIFF and EXP_VEGAS_AFTER. Its members are private in ns-3's class,
+/// so this is ns-3 3.44's tcp-vegas.cc on the public API (TcpNewReno base), line for line
+/// where no switch is on (attribute defaults alpha 2, beta 4, gamma 1).
+class ExpVegasBase : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ExpVegasBase")
+                                .SetParent<TcpNewReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<ExpVegasBase>();
+        return tid;
+    }
+
+    ExpVegasBase() = default;
+
+    ExpVegasBase(const ExpVegasBase& o)
+        : TcpNewReno(o),
+          m_baseRtt(o.m_baseRtt),
+          m_minRtt(o.m_minRtt),
+          m_cntRtt(o.m_cntRtt)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "ExpVegasBase";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<ExpVegasBase>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState>, uint32_t, const Time& rtt) override
+    {
+        if (rtt.IsZero())
+        {
+            return;
+        }
+        m_minRtt = std::min(m_minRtt, rtt);
+        m_baseRtt = std::min(m_baseRtt, rtt);
+        m_cntRtt++;
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_OPEN)
+        {
+            m_doingVegasNow = true;
+            m_begSndNxt = tcb->m_nextTxSequence;
+            m_cntRtt = 0;
+            m_minRtt = Time::Max();
+        }
+        else
+        {
+            m_doingVegasNow = false;
+        }
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (!m_doingVegasNow)
+        {
+            TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+            return;
+        }
+        const bool roundEnd = kVegasAfter ? tcb->m_lastAckedSeq > m_begSndNxt
+                                          : tcb->m_lastAckedSeq >= m_begSndNxt;
+        if (roundEnd)
+        {
+            m_begSndNxt = tcb->m_nextTxSequence;
+            if (m_cntRtt <= 2)
+            {
+                TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+            }
+            else
+            {
+                uint32_t diff;
+                uint32_t targetCwnd;
+                uint32_t segCwnd = tcb->GetCwndInSegments();
+                if (kVegasDiff)
+                {
+                    // tcp_vegas_cong_avoid, RTTs as tcp_vegas_pkts_acked's rtt_us + 1
+                    const uint64_t rtt = m_minRtt.GetMicroSeconds() + 1;
+                    const uint64_t base = m_baseRtt.GetMicroSeconds() + 1;
+                    targetCwnd = static_cast<uint32_t>(uint64_t{segCwnd} * base / rtt);
+                    diff = static_cast<uint32_t>(uint64_t{segCwnd} * (rtt - base) / base);
+                }
+                else
+                {
+                    const double tmp = m_baseRtt.GetSeconds() / m_minRtt.GetSeconds();
+                    targetCwnd = static_cast<uint32_t>(segCwnd * tmp);
+                    diff = segCwnd - targetCwnd;
+                }
+                if (kTrace)
+                {
+                    std::cerr << "VEGAS t=" << Simulator::Now().GetSeconds() << " cwnd=" << segCwnd
+                              << " ss=" << (tcb->m_cWnd < tcb->m_ssThresh)
+                              << " base_us=" << m_baseRtt.GetMicroSeconds()
+                              << " min_us=" << m_minRtt.GetMicroSeconds() << " diff=" << diff
+                              << " target=" << targetCwnd << "\n";
+                }
+                if (diff > m_gamma && (tcb->m_cWnd < tcb->m_ssThresh))
+                {
+                    segCwnd = std::min(segCwnd, targetCwnd + 1);
+                    tcb->m_cWnd = segCwnd * tcb->m_segmentSize;
+                    tcb->m_ssThresh = GetSsThresh(tcb, 0);
+                }
+                else if (tcb->m_cWnd < tcb->m_ssThresh)
+                {
+                    TcpNewReno::SlowStart(tcb, segmentsAcked);
+                }
+                else
+                {
+                    if (diff > m_beta)
+                    {
+                        segCwnd--;
+                        tcb->m_cWnd = segCwnd * tcb->m_segmentSize;
+                        tcb->m_ssThresh = GetSsThresh(tcb, 0);
+                    }
+                    else if (diff < m_alpha)
+                    {
+                        segCwnd++;
+                        tcb->m_cWnd = segCwnd * tcb->m_segmentSize;
+                    }
+                }
+                tcb->m_ssThresh = std::max(tcb->m_ssThresh, 3 * tcb->m_cWnd / 4);
+            }
+            m_cntRtt = 0;
+            m_minRtt = Time::Max();
+        }
+        else if (tcb->m_cWnd < tcb->m_ssThresh)
+        {
+            TcpNewReno::SlowStart(tcb, segmentsAcked);
+        }
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override
+    {
+        return std::max(std::min(tcb->m_ssThresh.Get(), tcb->m_cWnd.Get() - tcb->m_segmentSize),
+                        2 * tcb->m_segmentSize);
+    }
+
+  private:
+    uint32_t m_alpha{2};
+    uint32_t m_beta{4};
+    uint32_t m_gamma{1};
+    Time m_baseRtt{Time::Max()};
+    Time m_minRtt{Time::Max()};
+    uint32_t m_cntRtt{0};
+    bool m_doingVegasNow{true};
+    SequenceNumber32 m_begSndNxt{0};
+};
+
+EXP_NAME(ExpVegasBase)
+
+/// TcpYeah with EXP_YEAH_AFTER. Its members are private in ns-3's class, so this is ns-3
+/// 3.44's tcp-yeah.cc on the public API (TcpNewReno base), line for line where the switch is
+/// off (attribute defaults: alpha 80, gamma 1, delta 3, epsilon 1, phy 8, rho 16, zeta 50;
+/// the Scalable inside gets AIFactor 100 in the constructor, as in ns-3).
+class ExpYeahBase : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ExpYeahBase")
+                                .SetParent<TcpNewReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<ExpYeahBase>();
+        return tid;
+    }
+
+    ExpYeahBase()
+    {
+        m_stcp = CreateObject<TcpScalable>();
+        m_stcp->SetAttribute("AIFactor", UintegerValue(m_stcpAiFactor));
+    }
+
+    ExpYeahBase(const ExpYeahBase& o)
+        : TcpNewReno(o),
+          m_baseRtt(o.m_baseRtt),
+          m_minRtt(o.m_minRtt),
+          m_cntRtt(o.m_cntRtt),
+          m_begSndNxt(o.m_begSndNxt),
+          m_lastQ(o.m_lastQ),
+          m_doingRenoNow(o.m_doingRenoNow),
+          m_renoCount(o.m_renoCount),
+          m_fastCount(o.m_fastCount)
+    {
+        m_stcp = CopyObject(o.m_stcp);
+    }
+
+    std::string GetName() const override
+    {
+        return "ExpYeahBase";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<ExpYeahBase>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState>, uint32_t, const Time& rtt) override
+    {
+        if (rtt.IsZero())
+        {
+            return;
+        }
+        m_minRtt = std::min(m_minRtt, rtt);
+        m_baseRtt = std::min(m_baseRtt, rtt);
+        m_cntRtt++;
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_OPEN)
+        {
+            m_begSndNxt = tcb->m_nextTxSequence;
+            m_cntRtt = 0;
+            m_minRtt = Time::Max();
+        }
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (tcb->m_cWnd < tcb->m_ssThresh)
+        {
+            TcpNewReno::SlowStart(tcb, segmentsAcked);
+        }
+        else if (!m_doingRenoNow)
+        {
+            m_stcp->IncreaseWindow(tcb, segmentsAcked);
+        }
+        else
+        {
+            TcpNewReno::CongestionAvoidance(tcb, segmentsAcked);
+        }
+        const bool roundEnd = kYeahAfter ? tcb->m_lastAckedSeq > m_begSndNxt
+                                         : tcb->m_lastAckedSeq >= m_begSndNxt;
+        if (roundEnd)
+        {
+            if (m_cntRtt > 2)
+            {
+                uint32_t segCwnd = tcb->GetCwndInSegments();
+                Time rttQueue = m_minRtt - m_baseRtt;
+                double bw = segCwnd / m_minRtt.GetSeconds();
+                auto queue = static_cast<uint32_t>(bw * rttQueue.GetSeconds());
+                double L = rttQueue.GetSeconds() / m_baseRtt.GetSeconds();
+                if (queue > m_alpha || L > (1 / m_phy))
+                {
+                    if (queue > m_alpha && segCwnd > m_renoCount)
+                    {
+                        uint32_t reduction = std::min(queue / m_gamma, segCwnd >> m_epsilon);
+                        segCwnd -= reduction;
+                        segCwnd = std::max(segCwnd, m_renoCount);
+                        tcb->m_cWnd = segCwnd * tcb->m_segmentSize;
+                        tcb->m_ssThresh = tcb->m_cWnd;
+                    }
+                    if (m_renoCount <= 2)
+                    {
+                        m_renoCount = std::max(segCwnd >> 1, static_cast<uint32_t>(2));
+                    }
+                    else
+                    {
+                        m_renoCount++;
+                    }
+                    m_doingRenoNow = m_doingRenoNow + 1;
+                }
+                else
+                {
+                    m_fastCount++;
+                    if (m_fastCount > m_zeta)
+                    {
+                        m_renoCount = 2;
+                        m_fastCount = 0;
+                    }
+                    m_doingRenoNow = 0;
+                }
+                m_lastQ = queue;
+            }
+            m_begSndNxt = tcb->m_nextTxSequence;
+            m_cntRtt = 0;
+            m_minRtt = Time::Max();
+        }
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        uint32_t reduction;
+        uint32_t segBytesInFlight = bytesInFlight / tcb->m_segmentSize;
+        if (m_doingRenoNow < m_rho)
+        {
+            reduction = m_lastQ;
+            reduction = std::max(reduction, segBytesInFlight >> m_delta);
+            reduction = std::min(reduction, std::max(segBytesInFlight >> 1, 2U));
+        }
+        else
+        {
+            reduction = std::max(segBytesInFlight >> 1, static_cast<uint32_t>(2));
+        }
+        m_fastCount = 0;
+        m_renoCount = std::max(m_renoCount >> 1, static_cast<uint32_t>(2));
+        return std::max(bytesInFlight - (reduction * tcb->m_segmentSize),
+                        2U * tcb->m_segmentSize);
+    }
+
+  private:
+    uint32_t m_alpha{80};
+    uint32_t m_gamma{1};
+    uint32_t m_delta{3};
+    uint32_t m_epsilon{1};
+    uint32_t m_phy{8};
+    uint32_t m_rho{16};
+    uint32_t m_zeta{50};
+    uint32_t m_stcpAiFactor{100};
+    Ptr<TcpScalable> m_stcp;
+    Time m_baseRtt{Time::Max()};
+    Time m_minRtt{Time::Max()};
+    uint32_t m_cntRtt{0};
+    SequenceNumber32 m_begSndNxt{0};
+    uint32_t m_lastQ{0};
+    uint32_t m_doingRenoNow{0};
+    uint32_t m_renoCount{2};
+    uint32_t m_fastCount{0};
+};
+
+EXP_NAME(ExpYeahBase)
+
+/// TcpIllinois with EXP_ILLINOIS_ALPHA_FRAC and EXP_ILLINOIS_US. Its members are private in
+/// ns-3's class, so this is ns-3 3.44's tcp-illinois.cc on the public API (TcpNewReno base),
+/// line for line where no switch is on (attribute defaults as its constructor).
+class ExpIllinoisBase : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ExpIllinoisBase")
+                                .SetParent<TcpNewReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<ExpIllinoisBase>();
+        return tid;
+    }
+
+    ExpIllinoisBase() = default;
+    ExpIllinoisBase(const ExpIllinoisBase&) = default;
+
+    std::string GetName() const override
+    {
+        return "ExpIllinoisBase";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<ExpIllinoisBase>(this);
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_LOSS)
+        {
+            m_alpha = m_alphaBase;
+            m_beta = m_betaBase;
+            m_rttLow = 0;
+            m_rttAbove = false;
+            Reset(tcb->m_nextTxSequence);
+        }
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (tcb->m_lastAckedSeq >= m_endSeq)
+        {
+            RecalcParam(tcb->m_cWnd);
+            Reset(tcb->m_nextTxSequence);
+        }
+        if (tcb->m_cWnd < tcb->m_ssThresh)
+        {
+            TcpNewReno::SlowStart(tcb, segmentsAcked);
+            return;
+        }
+        uint32_t segCwnd = tcb->GetCwndInSegments();
+        const uint32_t oldCwnd = segCwnd;
+        if (kIllinoisAlphaFrac)
+        {
+            // tcp_illinois_cong_avoid, alpha in 1/128 (ALPHA_SHIFT 7)
+            m_cwndCnt += segmentsAcked;
+            const uint64_t delta = (uint64_t{m_cwndCnt} * static_cast<uint32_t>(m_alpha * 128)) >> 7;
+            if (delta >= segCwnd)
+            {
+                segCwnd += static_cast<uint32_t>(delta / segCwnd);
+                m_cwndCnt = 0;
+            }
+        }
+        else
+        {
+            if (segmentsAcked > 0)
+            {
+                m_ackCnt += segmentsAcked * m_alpha;
+            }
+            while (m_ackCnt >= segCwnd)
+            {
+                m_ackCnt -= segCwnd;
+                segCwnd += 1;
+            }
+        }
+        if (segCwnd != oldCwnd)
+        {
+            tcb->m_cWnd = segCwnd * tcb->m_segmentSize;
+        }
+    }
+
+    void PktsAcked(Ptr<TcpSocketState>, uint32_t, const Time& rtt) override
+    {
+        if (rtt.IsZero())
+        {
+            return;
+        }
+        m_baseRtt = std::min(m_baseRtt, rtt);
+        m_maxRtt = std::max(rtt, m_maxRtt);
+        ++m_cntRtt;
+        m_sumRtt += rtt;
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        uint32_t segBytesInFlight = bytesInFlight / tcb->m_segmentSize;
+        auto ssThresh = static_cast<uint32_t>(std::max(2.0, (1.0 - m_beta) * segBytesInFlight));
+        return ssThresh * tcb->m_segmentSize;
+    }
+
+  private:
+    void RecalcParam(uint32_t cWnd)
+    {
+        if (cWnd < m_winThresh) // (bytes against segments, as ns-3)
+        {
+            m_alpha = m_alphaBase;
+            m_beta = m_betaBase;
+        }
+        else if (m_cntRtt > 0)
+        {
+            const Time dmT = m_maxRtt - m_baseRtt;
+            const Time daT = m_sumRtt / m_cntRtt - m_baseRtt;
+            const double dm = kIllinoisUs ? dmT.GetMicroSeconds() / 1000.0
+                                          : static_cast<double>(dmT.GetMilliSeconds());
+            const double da = kIllinoisUs ? daT.GetMicroSeconds() / 1000.0
+                                          : static_cast<double>(daT.GetMilliSeconds());
+            CalculateAlpha(da, dm);
+            CalculateBeta(da, dm);
+        }
+    }
+
+    void CalculateAlpha(double da, double dm)
+    {
+        double d1 = dm / 100;
+        if (da <= d1)
+        {
+            if (!m_rttAbove)
+            {
+                m_alpha = m_alphaMax;
+            }
+            if (++m_rttLow >= m_theta)
+            {
+                m_rttLow = 0;
+                m_rttAbove = false;
+                m_alpha = m_alphaMax;
+            }
+        }
+        else
+        {
+            m_rttAbove = true;
+            dm -= d1;
+            da -= d1;
+            m_alpha = (dm * m_alphaMax) / (dm + (da * (m_alphaMax - m_alphaMin)) / m_alphaMin);
+        }
+    }
+
+    void CalculateBeta(double da, double dm)
+    {
+        double d2 = dm / 10;
+        double d3 = (8 * dm) / 10;
+        if (da <= d2)
+        {
+            m_beta = m_betaMin;
+        }
+        else if (da > d2 && da < d3)
+        {
+            m_beta = (m_betaMin * d3 - m_betaMax * d2 + (m_betaMax - m_betaMin) * da) / (d3 - d2);
+        }
+        else if (da >= d3 || d3 <= d2)
+        {
+            m_beta = m_betaMax;
+        }
+    }
+
+    void Reset(const SequenceNumber32& nextTxSequence)
+    {
+        m_endSeq = nextTxSequence;
+        m_cntRtt = 0;
+        m_sumRtt = Time(0);
+    }
+
+    Time m_sumRtt{0};
+    uint32_t m_cntRtt{0};
+    Time m_baseRtt{Time::Max()};
+    Time m_maxRtt{Time::Min()};
+    SequenceNumber32 m_endSeq{0};
+    bool m_rttAbove{false};
+    uint8_t m_rttLow{0};
+    double m_alphaMin{0.3};
+    double m_alphaMax{10.0};
+    double m_alphaBase{1.0};
+    double m_alpha{10.0};
+    double m_betaMin{0.125};
+    double m_betaMax{0.5};
+    double m_betaBase{0.5};
+    double m_beta{0.5};
+    uint32_t m_winThresh{15};
+    uint32_t m_theta{5};
+    uint32_t m_ackCnt{0};
+    uint32_t m_cwndCnt{0}; // EXP_ILLINOIS_ALPHA_FRAC: Linux's snd_cwnd_cnt
+};
+
+EXP_NAME(ExpIllinoisBase)
+
+/// TcpHighSpeed with EXP_HS_MD_AI.
+class ExpHighSpeedBase : public TcpHighSpeed
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ExpHighSpeedBase")
+                                .SetParent<TcpHighSpeed>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<ExpHighSpeedBase>();
+        return tid;
+    }
+
+    ExpHighSpeedBase() = default;
+    ExpHighSpeedBase(const ExpHighSpeedBase&) = default;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<ExpHighSpeedBase>(this);
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        if (!kHsMdAi)
+        {
+            return TcpHighSpeed::GetSsThresh(tcb, bytesInFlight);
+        }
+        // hstcp_ssthresh: max(cwnd - ((cwnd * hstcp_aimd_vals[ca->ai].md) >> 8), 2)
+        const uint32_t w = bytesInFlight / tcb->m_segmentSize;
+        const uint32_t ss = std::max<uint32_t>(w - ((w * kMd[m_ai]) >> 8), 2);
+        return ss * tcb->m_segmentSize;
+    }
+
+  protected:
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        // hstcp_cong_avoid: hstcp_aimd_vals[ai - 1].cwnd < cwnd <= hstcp_aimd_vals[ai].cwnd
+        const uint32_t w = tcb->GetCwndInSegments();
+        while (w > kCwnd[m_ai] && m_ai < kRows - 1)
+        {
+            ++m_ai;
+        }
+        while (m_ai > 0 && w <= kCwnd[m_ai - 1])
+        {
+            --m_ai;
+        }
+        TcpHighSpeed::CongestionAvoidance(tcb, segmentsAcked);
+    }
+
+  private:
+    // Linux tcp_highspeed.c hstcp_aimd_vals (RFC 3649 appendix B): cwnd bound, md x 256
+    static constexpr uint32_t kRows = 72;
+    static constexpr uint32_t kCwnd[kRows] = {
+        38,    118,   221,   347,   495,   663,   851,   1058,  1284,  1529,  1793,  2076,
+        2378,  2699,  3039,  3399,  3778,  4177,  4596,  5036,  5497,  5979,  6483,  7009,
+        7558,  8130,  8726,  9346,  9991,  10661, 11358, 12082, 12834, 13614, 14424, 15265,
+        16137, 17042, 17981, 18955, 19965, 21013, 22101, 23230, 24402, 25618, 26881, 28193,
+        29557, 30975, 32450, 33986, 35586, 37253, 38992, 40808, 42707, 44694, 46776, 48961,
+        51258, 53677, 56230, 58932, 61799, 64851, 68113, 71617, 75401, 79517, 84035, 89053};
+    static constexpr uint32_t kMd[kRows] = {
+        128, 112, 104, 98, 93, 89, 86, 83, 81, 78, 76, 74, 72, 71, 69, 68, 66, 65,
+        64,  62,  61,  60, 59, 58, 57, 56, 55, 54, 53, 52, 52, 51, 50, 49, 48, 48,
+        47,  46,  45,  45, 44, 43, 43, 42, 41, 41, 40, 39, 39, 38, 38, 37, 36, 36,
+        35,  35,  34,  33, 33, 32, 32, 31, 30, 30, 29, 28, 28, 27, 26, 26, 25, 24};
+    uint32_t m_ai{0};
+};
+
+EXP_NAME(ExpHighSpeedBase)
+
+/// TcpVeno with EXP_VENO_CNTRTT, EXP_VENO_DIFF and its own EXP_PERSEGMENT. Its members are
+/// private in ns-3's class, so this is ns-3 3.44's tcp-veno.cc on the public API (TcpNewReno
+/// base), line for line where no switch is on.
+class ExpVenoBase : public TcpNewReno
+{
+  public:
+    static constexpr bool kOwnPerSegment = true;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ExpVenoBase")
+                                .SetParent<TcpNewReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<ExpVenoBase>();
+        return tid;
+    }
+
+    ExpVenoBase() = default;
+    ExpVenoBase(const ExpVenoBase&) = default;
+
+    std::string GetName() const override
+    {
+        return "ExpVenoBase";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<ExpVenoBase>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState>, uint32_t, const Time& rtt) override
+    {
+        if (rtt.IsZero())
+        {
+            return;
+        }
+        m_minRtt = std::min(m_minRtt, rtt);
+        m_baseRtt = std::min(m_baseRtt, rtt);
+        m_cntRtt++;
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState>, const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_OPEN)
+        {
+            m_doingVenoNow = true;
+            m_minRtt = Time::Max();
+        }
+        else
+        {
+            m_doingVenoNow = false;
+        }
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        const uint32_t segCwnd = tcb->GetCwndInSegments();
+        if (kVenoDiff)
+        {
+            // tcp_veno_cong_avoid: target_cwnd = (cwnd x basertt << V_PARAM_SHIFT) / rtt;
+            // diff = (cwnd << V_PARAM_SHIFT) - target_cwnd (u32), against beta = 3 << 1.
+            const double t = (static_cast<double>(segCwnd) * m_baseRtt.GetDouble() * 2) /
+                             m_minRtt.GetDouble();
+            m_diff2 = (segCwnd << 1) - static_cast<uint32_t>(t);
+        }
+        else
+        {
+            const double tmp = m_baseRtt.GetSeconds() / m_minRtt.GetSeconds();
+            const auto targetCwnd = static_cast<uint32_t>(segCwnd * tmp);
+            m_diff2 = (segCwnd - targetCwnd) << 1;
+        }
+        const uint32_t n = kPerSegment ? segmentsAcked : 1;
+        const uint32_t arg = kPerSegment ? 1 : segmentsAcked;
+        if (!m_doingVenoNow)
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                TcpNewReno::IncreaseWindow(tcb, arg);
+            }
+            return; // as ns-3 (and Linux): no reset of the per-ACK minimum
+        }
+        if (m_cntRtt <= 2)
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                TcpNewReno::IncreaseWindow(tcb, arg);
+            }
+        }
+        else if (tcb->m_cWnd < tcb->m_ssThresh)
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                TcpNewReno::SlowStart(tcb, arg);
+            }
+        }
+        else
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                if (m_diff2 < 2 * m_beta)
+                {
+                    TcpNewReno::CongestionAvoidance(tcb, arg);
+                }
+                else if (m_inc)
+                {
+                    TcpNewReno::CongestionAvoidance(tcb, arg);
+                    m_inc = false;
+                }
+                else
+                {
+                    m_inc = true;
+                }
+            }
+        }
+        if (!kVenoCntRtt)
+        {
+            m_cntRtt = 0;
+        }
+        m_minRtt = Time::Max();
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        if (m_diff2 < 2 * m_beta)
+        {
+            return std::max(static_cast<uint32_t>(bytesInFlight * (4.0 / 5.0)),
+                            2 * tcb->m_segmentSize);
+        }
+        return TcpNewReno::GetSsThresh(tcb, bytesInFlight);
+    }
+
+  private:
+    // ns-3 3.44 TcpVeno's initial values; Beta is its attribute default (3 packets)
+    Time m_baseRtt{Time::Max()};
+    Time m_minRtt{Time::Max()};
+    uint32_t m_cntRtt{0};
+    bool m_doingVenoNow{true};
+    uint32_t m_diff2{0}; // the backlog in half packets (ns-3's m_diff x 2 without EXP_VENO_DIFF)
+    bool m_inc{true};
+    uint32_t m_beta{3};
+};
+
+EXP_NAME(ExpVenoBase)
 
 template <class B>
 std::string
@@ -508,16 +1379,16 @@ std::string
 ExpCcTypeName(const std::string& cc)
 {
     static const std::map<std::string, std::string (*)()> exp = {
-        {"exp-vegas", &Reg<TcpVegas>},
+        {"exp-vegas", &Reg<ExpVegasBase>},
         {"exp-westwood", &Reg<TcpWestwoodPlus>},
-        {"exp-illinois", &Reg<TcpIllinois>},
+        {"exp-illinois", &Reg<ExpIllinoisBase>},
         {"exp-htcp", &Reg<ExpHtcpBase>},
         {"exp-bic", &Reg<ExpBicBase>},
-        {"exp-highspeed", &Reg<TcpHighSpeed>},
+        {"exp-highspeed", &Reg<ExpHighSpeedBase>},
         {"exp-scalable", &Reg<TcpScalable>},
         {"exp-hybla", &Reg<TcpHybla>},
-        {"exp-veno", &Reg<TcpVeno>},
-        {"exp-yeah", &Reg<TcpYeah>},
+        {"exp-veno", &Reg<ExpVenoBase>},
+        {"exp-yeah", &Reg<ExpYeahBase>},
         {"exp-lp", &Reg<TcpLp>},
         {"exp-linuxreno", &Reg<TcpLinuxReno>},
     };

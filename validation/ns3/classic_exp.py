@@ -29,8 +29,12 @@ sys.path.insert(0, str(HERE))
 import algorithms as A  # noqa: E402
 import run as R  # noqa: E402
 
-EXP_BIN = R.NS3_DIR / "build" / "classic_exp"
-SWITCHES = ("LINUXRTT", "PERSEGMENT", "SSTHRESH_CWND", "HTCP_ALPHA", "HTCP_BETA", "VEGAS_LOSS_SSTHRESH", "PERACK_CA", "BIC_DELACK")
+EXP_BIN = Path(os.environ.get("CLASSIC_EXP_BIN", R.NS3_DIR / "build" / "classic_exp"))
+SWITCHES = (
+    "LINUXRTT", "PERSEGMENT", "SSTHRESH_CWND", "HTCP_ALPHA", "HTCP_BETA", "VEGAS_LOSS_SSTHRESH", "PERACK_CA", "BIC_DELACK",
+    "VENO_CNTRTT", "VENO_DIFF", "HS_MD_AI", "RTO_SSTHRESH", "VEGAS_DIFF", "VEGAS_AFTER", "YEAH_AFTER",
+    "ILLINOIS_ALPHA_FRAC", "ILLINOIS_US", "HTCP_ALPHA_LINUX",
+)
 CACHE = Path(os.environ.get("CLASSIC_EXP_CACHE", "/tmp/classic_exp_cache"))
 
 
