@@ -897,21 +897,15 @@ impl Sim {
             return self.route_end(r);
         }
         let route = self.route_of(r.flow, r.ack);
-        let last = r.hop as usize + 1 == route.len();
-        match route.hop(r.hop as usize) {
-            Some(Hop::Dir(d)) => {
-                if last {
-                    r.hop = Routed::ON_LAST;
-                }
-                self.offer(d, r)
-            }
-            Some(Hop::Seg(s)) => {
-                if last {
-                    r.hop = Routed::ON_LAST;
-                }
-                self.enter_segment(s, r)
-            }
-            // A frame's hop index is read again on the medium (station_arrive): kept as it is.
+        let hop = route.hop(r.hop as usize);
+        // A frame's hop index is read again on the medium (station_arrive): only a wired last
+        // hop is marked.
+        if matches!(hop, Some(Hop::Dir(_) | Hop::Seg(_))) && r.hop as usize + 1 == route.len() {
+            r.hop = Routed::ON_LAST;
+        }
+        match hop {
+            Some(Hop::Dir(d)) => self.offer(d, r),
+            Some(Hop::Seg(s)) => self.enter_segment(s, r),
             Some(Hop::Air { medium, from, to }) => self.air_enter(medium as usize, from as usize, to as usize, r),
             None => self.route_end(r),
         }
