@@ -92,13 +92,13 @@ impl LinkDir {
     pub fn queue_at(&mut self, now: Time) -> (u64, u64) {
         match &self.slot {
             None => self.link.queue_at(now),
-            Some(s) => (s.qdisc.len() as u64, s.qdisc.bytes()),
+            Some(s) => (s.waiting as u64, s.qdisc.bytes()),
         }
     }
 
     /// Packets accepted and not yet out of the far end.
     pub fn in_flight(&self) -> u64 {
-        let held = self.slot.as_ref().map_or(0, |s| s.qdisc.len() as u64 + s.in_service.is_some() as u64);
+        let held = self.slot.as_ref().map_or(0, |s| s.waiting as u64 + s.in_service.is_some() as u64);
         self.link.in_flight() + held
     }
 
@@ -121,7 +121,7 @@ impl LinkDir {
         let full = busy
             && match self.link.limit {
                 QueueLimit::Unlimited => false,
-                QueueLimit::Packets(n) => slot.qdisc.len() as u64 >= n,
+                QueueLimit::Packets(n) => slot.waiting as u64 >= n,
                 QueueLimit::Bytes(b) => slot.qdisc.bytes() + r.bytes as u64 > b,
             };
         if full {
@@ -131,6 +131,7 @@ impl LinkDir {
         }
         Self::integrate(&mut self.link.stats, slot, now);
         let verdict = slot.qdisc.enqueue(Queued { r, arrived: now }, now, &mut slot.dropped);
+        slot.count_waiting(verdict.is_ok(), false);
         // Packets dropped to make room (fq_codel's batch, perhaps with the arrival).
         slot.take_dropped(packets);
         if let Err((p, cause)) = verdict {
@@ -144,7 +145,7 @@ impl LinkDir {
         }
         if busy {
             // It waits (an idle link takes it at once, and it never counts as queued).
-            self.link.stats.queue_max = self.link.stats.queue_max.max(slot.qdisc.len() as u64);
+            self.link.stats.queue_max = self.link.stats.queue_max.max(slot.waiting as u64);
             None
         } else {
             self.start_service(now, packets)
@@ -166,6 +167,7 @@ impl LinkDir {
         let slot = self.slot.as_mut().expect("a direction with a queue discipline");
         Self::integrate(&mut self.link.stats, slot, now);
         let next = slot.qdisc.dequeue(now, &mut slot.dropped);
+        slot.count_waiting(false, next.is_some());
         slot.take_dropped(packets);
         let p = next?;
         let sojourn = now - p.arrived;
@@ -185,7 +187,7 @@ impl LinkDir {
 
     /// Add the packets waiting since the last change to the queue's time integral.
     fn integrate(stats: &mut super::link::LinkStats, slot: &mut Slot, now: Time) {
-        stats.queue_area += slot.qdisc.len() as u128 * (now - slot.last_change) as u128;
+        stats.queue_area += slot.waiting as u128 * (now - slot.last_change) as u128;
         slot.last_change = now;
     }
 

@@ -196,10 +196,15 @@ pub struct FqCodel {
     pub new_flow_count: u64,
     /// Packets dropped over the limit (`drop_overlimit`).
     pub drop_overlimit: u64,
-    /// The flow id of the last arrival and its queue's position: a flow's packets come in
-    /// bursts, and the next of the same flow skips the hash (the mapping never changes).
-    last: Option<(u32, u32)>,
+    /// Per flow id below [`MEMO_FLOWS`]: its queue's position in `flows` (NONE until its first
+    /// packet). The hash is a pure function of the flow id, so this only saves computing it
+    /// and looking up `index` for every packet; it grows with the highest id seen.
+    by_flow: Vec<u32>,
 }
+
+/// Flow ids whose queue position [`FqCodel`] remembers (4 bytes each, at most 256 KB); higher
+/// ids are hashed on every packet.
+const MEMO_FLOWS: usize = 1 << 16;
 
 /// One flow queue and the discipline's totals as a [`CodelSource`] (`dequeue_func`).
 struct FlowSource<'a> {
@@ -243,7 +248,7 @@ impl FqCodel {
             bytes: 0,
             new_flow_count: 0,
             drop_overlimit: 0,
-            last: None,
+            by_flow: Vec::new(),
         }
     }
 
@@ -274,6 +279,22 @@ impl FqCodel {
             self.flows.push(Flow { bucket: b, next: NONE, ..Flow::default() });
         }
         self.index[b as usize] as usize
+    }
+
+    /// The position of flow id `flow`'s queue (hashed), remembered in `by_flow` when the id is
+    /// below [`MEMO_FLOWS`].
+    #[cold]
+    #[inline(never)]
+    fn first_of_flow(&mut self, flow: u32) -> usize {
+        let pos = self.flow_of(self.bucket(flow));
+        let id = flow as usize;
+        if id < MEMO_FLOWS {
+            if self.by_flow.len() <= id {
+                self.by_flow.resize(id + 1, NONE);
+            }
+            self.by_flow[id] = pos as u32;
+        }
+        pos
     }
 
     /// `fq_codel_drop`: drop from the head of the queue with the largest backlog (the lowest
@@ -312,13 +333,9 @@ impl FqCodel {
 impl Qdisc for FqCodel {
     /// `fq_codel_enqueue`.
     fn enqueue(&mut self, p: Queued, _now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
-        let pos = match self.last {
-            Some((flow, pos)) if flow == p.r.flow => pos as usize,
-            _ => {
-                let pos = self.flow_of(self.bucket(p.r.flow));
-                self.last = Some((p.r.flow, pos as u32));
-                pos
-            }
+        let pos = match self.by_flow.get(p.r.flow as usize) {
+            Some(&pos) if pos != NONE => pos as usize,
+            _ => self.first_of_flow(p.r.flow),
         };
         let quantum = self.quantum;
         let f = &mut self.flows[pos];
@@ -391,7 +408,7 @@ impl Qdisc for FqCodel {
         self.flows.iter().flat_map(|f| f.q.iter().copied()).collect()
     }
     fn heap_bytes(&self) -> usize {
-        self.index.capacity() * 4
+        (self.index.capacity() + self.by_flow.capacity()) * 4
             + self.flows.capacity() * std::mem::size_of::<Flow>()
             + self.flows.iter().map(|f| f.q.capacity() * std::mem::size_of::<Queued>()).sum::<usize>()
     }

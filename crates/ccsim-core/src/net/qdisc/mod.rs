@@ -228,11 +228,25 @@ pub struct Slot {
     pub aqm_drops: u64,
     /// Reused buffer for the packets a dequeue drops.
     pub dropped: Vec<(Queued, DropCause)>,
+    /// Packets the discipline holds: its `len()`, counted here from what each enqueue and
+    /// dequeue returns so that the per-packet path (the buffer check, the queue's time
+    /// integral, its maximum) makes no call through the trait object for it.
+    pub waiting: usize,
 }
 
 impl Slot {
     pub fn new(qdisc: Box<dyn Qdisc>) -> Slot {
-        Slot { qdisc, name: "custom", in_service: None, last_change: 0, overflow_drops: 0, aqm_drops: 0, dropped: Vec::new() }
+        let waiting = qdisc.len();
+        Slot { qdisc, name: "custom", in_service: None, last_change: 0, overflow_drops: 0, aqm_drops: 0, dropped: Vec::new(), waiting }
+    }
+
+    /// After an enqueue (`queued`: it returned Ok) or a dequeue (`queued`: false; `served`: it
+    /// returned a packet): update [`Slot::waiting`] before `dropped` is emptied. Every packet in
+    /// `dropped` was held (or was the arrival, when the enqueue returned Ok).
+    #[inline]
+    pub fn count_waiting(&mut self, queued: bool, served: bool) {
+        self.waiting = self.waiting + queued as usize - served as usize - self.dropped.len();
+        debug_assert_eq!(self.waiting, self.qdisc.len(), "the slot's count of waiting packets");
     }
 
     /// Count and free the packets the discipline left in `dropped` (none, nearly always).
