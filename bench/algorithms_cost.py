@@ -4,6 +4,10 @@ Three scenarios, each run with every algorithm in this process, pinned to one co
   e1        2 flows of X, 10 Mbps, 20 ms one way, 50-packet buffer, MSS 1000 (the seed's E1)
   alone     1 flow of X, 10 Mbps, 20 ms, 10 BDP
   vs-cubic  1 flow of X and 1 CUBIC flow, 10 Mbps, 20 ms, 10 BDP (the seed's E2 operating point)
+  ecn       2 flows of X, ECN-capable (`[tcp] ecn = true`), through `dualpi2` with `ecn = true`,
+            10 Mbps, 20 ms, 10 BDP: the ECN paths. prague sends ECT(1) and takes the L4S
+            queue; the others send ECT(0) and take the classic queue's marks (dctcp and bbr3
+            with their precise echo, the rest as RFC 3168 classic ECN)
 Reports the median simulation wall time (`wall_seconds`, the engine's own loop) of --repeat
 runs of --duration, the ratio to NewReno, the bottleneck's drop count and the ratio of events
 executed, which explain most of the differences: a paced flow needs one pacing-timer event per
@@ -11,8 +15,9 @@ packet, and every loss brings immediate ACKs and SACK work. The `newreno-paced` 
 with `pacing = true`: the cost of pacing alone. Issue 3 asks that hd, cdg, ucc and bbrplus
 stay within 1.5x NewReno; issue 14 asks that each algorithm it added (NEW) stay within 1.3x of
 NewReno's cost per event (wall time / events, so that an algorithm that paces, and so runs a
-timer event per packet, is compared per unit of work). dctcp and prague run here without ECN
-(drop-tail, `[tcp] ecn` off): as Linux, they fall back to Reno.
+timer event per packet, is compared per unit of work). In the first three scenarios dctcp and
+prague run without ECN (drop-tail, `[tcp] ecn` off): as Linux, they fall back to Reno; the
+`ecn` scenario runs their ECN paths (and NewReno's, the reference there, with classic ECN).
 
     python3 bench/algorithms_cost.py [--repeat 5] [--duration 500s]
 """
@@ -43,6 +48,13 @@ def scenario(kind: str, cc: str, duration: str) -> ccsim.Scenario:
         return ccsim.Scenario.from_dict(
             {"duration": duration, "bottleneck": {**link, "buffer": "50pkt"}, "tcp": {"mss": 1000}, "flows": flows}
         )
+    if kind == "ecn":
+        return ccsim.Scenario.from_dict({
+            "duration": duration,
+            "bottleneck": {**link, "buffer": "10bdp", "qdisc": "dualpi2", "ecn": True},
+            "tcp": {"ecn": True},
+            "flows": [{**flow, "count": 2}],
+        })
     flows = [flow] if kind == "alone" else [flow, {"cc": "cubic"}]
     return ccsim.Scenario.from_dict({"duration": duration, "bottleneck": {**link, "buffer": "10bdp"}, "flows": flows})
 
@@ -54,7 +66,7 @@ def main() -> None:
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
-    kinds = ["e1", "alone", "vs-cubic"]
+    kinds = ["e1", "alone", "vs-cubic", "ecn"]
     table: dict[str, dict[str, tuple[float, int, int]]] = {k: {} for k in kinds}
     for kind in kinds:
         scs = {cc: scenario(kind, cc, args.duration) for cc in ALGOS}
