@@ -33,7 +33,8 @@ pub(crate) trait TimerEvent: Copy {
     fn timer(t: Timer, flow: u32) -> Self;
 }
 
-/// One TCP connection: its sender, its receiver and the pending events of their timers.
+/// One TCP connection: its sender and its receiver (each keeps the earliest pending event of
+/// its timers beside the timer's deadline).
 pub struct Endpoint {
     pub cc_name: &'static str,
     /// The algorithm needs ECN (Linux `TCP_CONG_NEEDS_ECN`) but the connection has none: it
@@ -42,10 +43,6 @@ pub struct Endpoint {
     pub ecn_fallback: bool,
     pub sender: Sender,
     pub receiver: Receiver,
-    rto_event_at: Option<Time>,
-    delack_event_at: Option<Time>,
-    pace_event_at: Option<Time>,
-    rack_event_at: Option<Time>,
 }
 
 impl Endpoint {
@@ -70,10 +67,6 @@ impl Endpoint {
             ecn_fallback,
             sender,
             receiver,
-            rto_event_at: None,
-            delack_event_at: None,
-            pace_event_at: None,
-            rack_event_at: None,
         }
     }
 
@@ -83,10 +76,10 @@ impl Endpoint {
 
     fn pending(&mut self, t: Timer) -> &mut Option<Time> {
         match t {
-            Timer::Rto => &mut self.rto_event_at,
-            Timer::Rack => &mut self.rack_event_at,
-            Timer::DelAck => &mut self.delack_event_at,
-            Timer::Pace => &mut self.pace_event_at,
+            Timer::Rto => &mut self.sender.rto_event_at,
+            Timer::Rack => &mut self.sender.rack_event_at,
+            Timer::DelAck => &mut self.receiver.delack_event_at,
+            Timer::Pace => &mut self.sender.pace_event_at,
         }
     }
 
@@ -156,8 +149,8 @@ pub(crate) trait Driver {
             }
             let gate = ep.sender.pacing_gate(now);
             if gate > now {
-                if ep.pace_event_at.map_or(true, |t| t > gate) {
-                    ep.pace_event_at = Some(gate);
+                if ep.sender.pace_event_at.map_or(true, |t| t > gate) {
+                    ep.sender.pace_event_at = Some(gate);
                     q.schedule(gate, Self::Ev::timer(Timer::Pace, f));
                 }
                 break;

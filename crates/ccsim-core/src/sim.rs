@@ -1085,9 +1085,9 @@ impl Sim {
         if self.captures.is_some() {
             self.record_segment(s, r);
         }
-        let crate::net::Network { dirs, segs, packets, .. } = &mut self.net;
+        let crate::net::Network { dirs, segs, seg_lossy, packets, .. } = &mut self.net;
         let seg = &mut segs[s as usize];
-        if seg.lossy {
+        if seg_lossy[s as usize] {
             for (k, &d) in seg.dirs.iter().enumerate() {
                 if dirs[d as usize].lose() {
                     seg.lost[k] += 1;

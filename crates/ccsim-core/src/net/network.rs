@@ -10,31 +10,37 @@ use crate::time::Time;
 
 /// One direction of a link: from one node to another, with its own rate, delay, queue and
 /// random loss.
+///
+/// Laid out in the order given and on its own cache lines (`repr(C, align(64))`), for runs
+/// with many flows, where each host's direction has left the caches between its packets: the
+/// link (see [`Link`]), then the per-packet checks (discipline, capture, random loss), then the
+/// queueing-delay statistics, then what only the outputs read.
+#[repr(C, align(64))]
 pub struct LinkDir {
-    /// `"from->to"`, with the nodes' names.
-    pub id: String,
-    pub from: u32,
-    pub to: u32,
     /// Serialisation, queue and wire. For an unlimited direction (`rate_bps == 0`) only the
     /// delay and the packet counters are used: flows cross it inside their delay segments.
     pub link: Link<Routed>,
+    /// A queue discipline in place of the fast path's FIFO (see [`crate::net::qdisc`]).
+    pub slot: Option<Box<Slot>>,
+    /// The packet capture this direction writes to (an index into the run's captures).
+    pub capture: Option<u32>,
+    /// The loss's random stream (None when `loss` is 0: nothing is drawn). Boxed: a stream is
+    /// about 300 bytes and most directions (a dumbbell's access links) have none.
+    pub loss_rng: Option<Box<Rng>>,
+    /// A loss schedule in place of `loss` (drawn when a packet leaves the wire).
+    pub loss_steps: Option<Box<crate::net::shape::Steps<f64>>>,
     /// Probability that a packet crossing this direction is lost at random. On a direction
     /// with a rate it is drawn when the packet leaves the wire (the packet used link time, like
     /// a corrupted frame); on an unlimited direction when the packet enters its delay segment.
     pub loss: f64,
-    /// The loss's random stream (None when `loss` is 0: nothing is drawn). Boxed: a stream is
-    /// about 300 bytes and most directions (a dumbbell's access links) have none.
-    pub loss_rng: Option<Box<Rng>>,
-    /// Queueing delay of the packets whose service starts within the run.
-    pub qdelay_hist: Histogram,
-    /// Their sum (ns, summed as f64 in arrival order).
+    /// Queueing delay of the packets whose service starts within the run: their sum (ns,
+    /// summed as f64 in arrival order) and their histogram.
     pub qdelay_sum: f64,
-    /// A queue discipline in place of the fast path's FIFO (see [`crate::net::qdisc`]).
-    pub slot: Option<Box<Slot>>,
-    /// A loss schedule in place of `loss` (drawn when a packet leaves the wire).
-    pub loss_steps: Option<Box<crate::net::shape::Steps<f64>>>,
-    /// The packet capture this direction writes to (an index into the run's captures).
-    pub capture: Option<u32>,
+    pub qdelay_hist: Histogram,
+    /// `"from->to"`, with the nodes' names.
+    pub id: String,
+    pub from: u32,
+    pub to: u32,
 }
 
 impl LinkDir {
@@ -281,13 +287,16 @@ pub enum Step {
 /// A run of unlimited directions on one flow's route, crossed as one propagation delay.
 /// The line counts the packets that entered, left and were lost; the directions' own counters
 /// are added up from their segments when a run reports ([`Network::segment_counts`]).
+///
+/// The line comes first, on its own cache line (`repr(C, align(64))`): a packet's entry and
+/// exit read only it (whether the segment is lossy is in [`Network::seg_lossy`]).
+#[repr(C, align(64))]
 pub struct Segment {
+    pub line: DelayLine<Routed>,
     /// The directions, in route order.
     pub dirs: Box<[u32]>,
-    pub line: DelayLine<Routed>,
-    /// Whether any of the directions loses packets at random (else no draw is made).
-    pub lossy: bool,
-    /// Packets lost in each direction (by position in `dirs`; empty unless `lossy`).
+    /// Packets lost in each direction (by position in `dirs`; empty unless the segment is
+    /// lossy).
     pub lost: Box<[u64]>,
 }
 
@@ -353,6 +362,9 @@ pub struct Network {
     pub nodes: Vec<String>,
     pub dirs: Vec<LinkDir>,
     pub segs: Vec<Segment>,
+    /// Per segment: whether any of its directions loses packets at random (else no draw is
+    /// made). Kept apart from the segments, dense, so that checking it stays in the caches.
+    pub seg_lossy: Vec<bool>,
     /// Shared media (802.11 channels).
     pub media: Vec<Dcf>,
     /// The medium of each station, stations numbered across all media in order (events
@@ -438,7 +450,8 @@ impl Network {
         let delay = dirs.iter().map(|&d| self.dirs[d as usize].link.delay).sum();
         let lossy = dirs.iter().any(|&d| self.dirs[d as usize].loss > 0.0);
         let lost = if lossy { vec![0; dirs.len()].into_boxed_slice() } else { Box::default() };
-        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay), lossy, lost });
+        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay), lost });
+        self.seg_lossy.push(lossy);
         Hop::Seg((self.segs.len() - 1) as u32)
     }
 

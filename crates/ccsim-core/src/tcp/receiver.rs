@@ -192,6 +192,10 @@ pub struct Receiver {
     /// Full segments received since the last ACK.
     unacked: u32,
     pub delack_deadline: Option<Time>,
+    /// The earliest pending `DelAck` event of this flow (timers are lazy, see
+    /// [`crate::endpoint::Endpoint`]), beside the deadline so that checking it costs no cache
+    /// line of its own.
+    pub(crate) delack_event_at: Option<Time>,
     delayed_ack: bool,
     delack_timeout: Time,
     ts_tick: Time,
@@ -245,6 +249,7 @@ impl Receiver {
             last_ack_sent: 0,
             unacked: 0,
             delack_deadline: None,
+            delack_event_at: None,
             delayed_ack,
             delack_timeout,
             ts_tick,

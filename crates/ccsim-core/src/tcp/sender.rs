@@ -94,6 +94,11 @@ pub struct Sender {
     pub rtt: RttEstimator,
     /// When the retransmission timer fires (None = not armed).
     pub rto_deadline: Option<Time>,
+    /// The earliest pending `Rto` and `Pace` events of this flow (timers are lazy, see
+    /// [`crate::endpoint::Endpoint`]): kept beside the deadline, which every ACK reads, so that
+    /// checking them costs no cache line of their own.
+    pub(crate) rto_event_at: Option<Time>,
+    pub(crate) pace_event_at: Option<Time>,
     /// Linux first_tx_mstamp (tcp_rate.c).
     first_tx_mstamp: Time,
     sack_cache: [(u32, u32); super::MAX_SACK_BLOCKS],
@@ -109,6 +114,8 @@ pub struct Sender {
     rack: Rack,
     /// When the RACK reordering timer fires (None = not armed).
     pub rack_deadline: Option<Time>,
+    /// The earliest pending `RackTimer` event (as `rto_event_at`).
+    pub(crate) rack_event_at: Option<Time>,
     /// The ECN field of new data (Not-ECT without ECN) and of retransmissions (`tcp_ecn_send`:
     /// ECT only if the algorithm needs ECN).
     ect: Ecn,
@@ -172,6 +179,8 @@ impl Sender {
             prr_out: 0,
             rtt,
             rto_deadline: None,
+            rto_event_at: None,
+            pace_event_at: None,
             first_tx_mstamp: 0,
             sack_cache: [(0, 0); super::MAX_SACK_BLOCKS],
             sack_cache_n: 0,
@@ -184,6 +193,7 @@ impl Sender {
             rto_retries: 0,
             rack: Rack::default(),
             rack_deadline: None,
+            rack_event_at: None,
             ect,
             ect_retx,
             queue_cwr: false,
