@@ -968,7 +968,8 @@ QdiscAttrCcType(const std::string& type)
 // #event (state changes) and #retx lines from FlowTracer and one #qdrop line per queue-disc
 // drop (time, reason, source address, sequence number), and with LinuxPieQueueDisc one #pie
 // line per probability update (time, probability, queue delay ms, burst allowance ms). Only
-// trace sinks and sampling events are added: the run is otherwise the same (checked: the JSON result is unchanged).
+// trace sinks and sampling events are added: the run is otherwise the same (checked: the JSON
+// result is unchanged).
 // build_attr.sh calls this before Simulator::Run(); a template, because FlowTracer is defined
 // in ccsim-tcp.h, which qdisc.cc includes after this file.
 namespace qdisc_attr_trace
