@@ -110,7 +110,11 @@ class LinuxPieQueueDisc : public QueueDisc
                 .AddAttribute("LinuxDecay", "QDISC.md 11", BooleanValue(false),
                               MakeBooleanAccessor(&LinuxPieQueueDisc::m_linuxDecay), MakeBooleanChecker())
                 .AddAttribute("LinuxAccu", "QDISC.md 12", BooleanValue(false),
-                              MakeBooleanAccessor(&LinuxPieQueueDisc::m_linuxAccu), MakeBooleanChecker());
+                              MakeBooleanAccessor(&LinuxPieQueueDisc::m_linuxAccu), MakeBooleanChecker())
+                .AddTraceSource("PieUpdate",
+                                "after each probability update: probability, queue delay (s), burst allowance (s)",
+                                MakeTraceSourceAccessor(&LinuxPieQueueDisc::m_updateTrace),
+                                "ns3::LinuxPieQueueDisc::UpdateTracedCallback");
         return tid;
     }
 
@@ -317,6 +321,7 @@ class LinuxPieQueueDisc : public QueueDisc
             }
         }
         m_qDelayOld = qDelay;
+        m_updateTrace(m_dropProb, qDelay.GetSeconds(), m_burstAllowance.GetSeconds());
         m_timer = Simulator::Schedule(m_tUpdate, &LinuxPieQueueDisc::CalculateP, this);
     }
 
@@ -377,6 +382,7 @@ class LinuxPieQueueDisc : public QueueDisc
     Time m_dqStamp;
     EventId m_timer;
     Ptr<UniformRandomVariable> m_uv;
+    TracedCallback<double, double, double> m_updateTrace; // only read by QdiscAttrTrace
 };
 
 NS_OBJECT_ENSURE_REGISTERED(LinuxPieQueueDisc);
@@ -960,8 +966,10 @@ QdiscAttrCcType(const std::string& type)
 // series of every flow (cwnd, ssthresh, bytes in flight in packets, srtt, TCP state, bytes
 // acked, retransmissions, packets in the queue disc) as dumbbell.cc's --traceFile, plus its
 // #event (state changes) and #retx lines from FlowTracer and one #qdrop line per queue-disc
-// drop (time, reason, source address, sequence number). Only trace sinks and sampling events
-// are added: the run is otherwise the same (checked: the JSON result is unchanged).
+// drop (time, reason, source address, sequence number), and with LinuxPieQueueDisc one #pie
+// line per probability update (time, probability, queue delay ms, burst allowance ms). Only
+// trace sinks and sampling events are added: the run is otherwise the same (checked: the JSON
+// result is unchanged).
 // build_attr.sh calls this before Simulator::Run(); a template, because FlowTracer is defined
 // in ccsim-tcp.h, which qdisc.cc includes after this file.
 namespace qdisc_attr_trace
@@ -981,6 +989,14 @@ OnDrop(const char* when, ns3::Ptr<const ns3::QueueDiscItem> item, const char* re
     }
     out << "#qdrop," << ns3::Simulator::Now().GetSeconds() << "," << when << "," << reason << "," << src
         << "," << tcp.GetSequenceNumber().GetValue() << "\n";
+}
+
+// #pie lines: LinuxPieQueueDisc's state after each probability update.
+inline void
+OnPieUpdate(double prob, double qdelay, double burst)
+{
+    out << "#pie," << ns3::Simulator::Now().GetSeconds() << "," << prob << "," << qdelay * 1e3 << "," << burst * 1e3
+        << "\n";
 }
 
 template <typename Tracer>
@@ -1022,6 +1038,7 @@ QdiscAttrTrace(std::vector<Tracer>& tracers, ns3::Ptr<ns3::QueueDisc> qd, uint32
     }
     qd->TraceConnectWithoutContext("DropBeforeEnqueue", ns3::MakeBoundCallback(&T::OnDrop, "enqueue"));
     qd->TraceConnectWithoutContext("DropAfterDequeue", ns3::MakeBoundCallback(&T::OnDrop, "dequeue"));
+    qd->TraceConnectWithoutContext("PieUpdate", ns3::MakeCallback(&T::OnPieUpdate)); // LinuxPieQueueDisc only
     ns3::Simulator::Schedule(interval, &T::Sample<Tracer>, &tracers, qd, mss, interval);
 }
 

@@ -13,6 +13,8 @@ made on one side only:
                     queue that ns-3's AQM does not see (cause Q1)
   ns3-target-pkt    ns-3's Target / QueueDelayReference lowered by one packet time (Q1)
   ccsim-nohystart   ccsim's CUBIC with hystart = false (cause Q2)
+  ccsim-min-rto-300, ccsim-min-rto-400  ccsim's min_rto at 300 / 400 ms: how the PIE 100 Mbps /
+                    40 ms point hangs on the RTO's length (a sensitivity test, not a model of Linux)
   ns3-nohystart     ns-3 with --ns3::TcpCubic::HyStart=false (Q2)
   ns3-hystart-thresh  ns-3 with HyStartDelayMax = 10 ms: its HyStart delay threshold becomes
                     Linux's at both delays of the grid (Q2)
@@ -23,6 +25,9 @@ made on one side only:
                     reset (QDISC.md 9-12)
   ns3-pie-first     that PIE with the first update at 500 ms (Linux's HZ / 2)
   ns3-pie-linux     all of the PIE changes together
+  ns3-pie-linux-rto  ns3-pie-linux and ns3-rto-ssthresh together (PIE: what Q3 and Q4 leave)
+  ns3-pie-linux-rto-g1  that, with ns-3's RTO computed as ccsim's (RFC 6298, G = 1 ms:
+                    --clockGranularity=1ms instead of the grid's 200 ms)
   ns3-rto-private   ns-3's TcpLinuxReno / TcpCubic replaced by qdisc_attr.h's copies with no
                     switch on (a check: bit-identical)
   ns3-rto-ssthresh  those copies with LinuxRtoSsthresh: an RTO during fast recovery keeps
@@ -32,6 +37,7 @@ made on one side only:
   ns3-codel-mark    those with Linux's ECN mark schedule (QDISC.md 1; ECN points only)
   ns3-fq-mtu        that FQ-CoDel with Linux's "backlog <= MTU" test on the whole queue disc
                     (QDISC.md 2)
+  ns3-fq-mtu-target ns3-fq-mtu with ns-3's target lowered by one packet time (Q1 and Q5)
   ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
   ns3-fq-linux      that FQ-CoDel with all three
   (the ns3-pie-*, -rto-*, -codel-* and -fq-* experiments need bench/ns3/build/qdisc_attr:
@@ -100,6 +106,18 @@ def ccsim_nohystart(p, sc: dict[str, Any]) -> dict[str, Any]:
     return sc
 
 
+def ccsim_min_rto(ms: int) -> Callable:
+    """ccsim's min_rto raised to `ms`: a stand-in for Linux's longer RTO at a large SRTT (Linux
+    SRTT + max(200 ms, 4 RTTVAR), ccsim RFC 6298's max(200 ms, SRTT + 4 RTTVAR)); it lengthens
+    the timer at every RTT, so it is a sensitivity test, not Linux's formula."""
+
+    def f(p, sc: dict[str, Any]) -> dict[str, Any]:
+        sc["tcp"]["min_rto"] = f"{ms}ms"
+        return sc
+
+    return f
+
+
 def ns3_target_pkt(p) -> list[str]:
     t_ns = round((DEFAULT_TARGET_MS[p.qdisc] - pkt_time_ms(p)) * 1e6)
     return [f"--pieTarget={t_ns}ns"] if p.qdisc == "pie" else [f"--codelTarget={t_ns}ns"]
@@ -129,6 +147,8 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ccsim-target-pkt": {"side": "ccsim", "qdiscs": {"codel", "fq_codel", "pie"}, "ccsim": ccsim_target_pkt},
     "ns3-target-pkt": {"side": "ns3", "qdiscs": {"codel", "fq_codel", "pie"}, "ns3": ns3_target_pkt},
     "ccsim-nohystart": {"side": "ccsim", "ccs": {"cubic"}, "ccsim": ccsim_nohystart},
+    "ccsim-min-rto-300": {"side": "ccsim", "ccsim": ccsim_min_rto(300)},
+    "ccsim-min-rto-400": {"side": "ccsim", "ccsim": ccsim_min_rto(400)},
     "ns3-nohystart": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStart=false"]},
     # ns-3's delay threshold is clamp(delay_min, HyStartDelayMin 4 ms, HyStartDelayMax 1 s), Linux's
     # clamp(delay_min / 8, 4 ms, 16 ms): with a 10 ms maximum both are 4 ms at a 2 ms RTT and 10 ms at 80 ms
@@ -142,10 +162,27 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     # qdisc_attr.h's TcpLinuxRenoAttr / TcpCubicAttr (ns-3's TcpLinuxReno / TcpCubic, subclassed)
     "ns3-rto-private": _private(RTO_CC, [], ccs={"cubic", "newreno"}),
     "ns3-rto-ssthresh": _private(RTO_CC, RTO_LINUX, ccs={"cubic", "newreno"}),
+    # every PIE switch (Q3, QDISC.md 7-12, the first update at 500 ms) and Q4 together
+    "ns3-pie-linux-rto": _private(
+        {**PIE_LINUX, **RTO_CC}, PIE_ALL + [f"{LPIE}FirstUpdate=500ms"] + RTO_LINUX, qdiscs={"pie"}, ccs={"cubic", "newreno"}
+    ),
+    # the same with ns-3's RTO as ccsim's (RFC 6298: max(MinRto, SRTT + max(G, 4 RTTVAR)), G = 1 ms)
+    # instead of the grid's Linux-like SRTT + max(200 ms, 4 RTTVAR) (--clockGranularity=200ms)
+    "ns3-pie-linux-rto-g1": _private(
+        {**PIE_LINUX, **RTO_CC},
+        PIE_ALL + [f"{LPIE}FirstUpdate=500ms"] + RTO_LINUX + ["--clockGranularity=1ms"],
+        qdiscs={"pie"},
+        ccs={"cubic", "newreno"},
+    ),
     # qdisc_attr.h's LinuxCoDelQueueDisc / LinuxFqCoDelQueueDisc
     "ns3-codel-private": _private(CODEL_LINUX, [], qdiscs={"codel", "fq_codel"}),
     "ns3-codel-mark": _private(CODEL_LINUX, MARK_LINUX, qdiscs={"codel", "fq_codel"}, ecn={True}),
     "ns3-fq-mtu": _private(CODEL_LINUX, [f"{LFQ}LinuxMtuBacklog=true"], qdiscs={"fq_codel"}),
+    # Q1 and Q5 together: Linux's backlog test and ns-3's target lowered by one packet time
+    "ns3-fq-mtu-target": {
+        **_private(CODEL_LINUX, [f"{LFQ}LinuxMtuBacklog=true"], qdiscs={"fq_codel"}),
+        "ns3": lambda p: [f"{LFQ}LinuxMtuBacklog=true", *ns3_target_pkt(p)],
+    },
     "ns3-fq-empty": _private(CODEL_LINUX, [f"{LFQ}LinuxEmptyNewFlow=true"], qdiscs={"fq_codel"}),
     "ns3-fq-linux": _private(
         CODEL_LINUX, [f"{LFQ}LinuxMtuBacklog=true", f"{LFQ}LinuxEmptyNewFlow=true", *MARK_LINUX], qdiscs={"fq_codel"}
