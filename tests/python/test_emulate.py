@@ -124,7 +124,11 @@ def test_one_kernel_cubic_flow_fills_the_link_and_leaves_nothing_behind(write_sc
     assert set(sim["flows"][0]) <= set(d["flows"][0])
     assert set(sim["bottleneck"]) == set(d["bottleneck"])
     assert d["mode"] == "emulation"
-    assert d["ignored"] == ['tcp.recovery = "rfc6675": Linux detects losses with RACK-TLP']
+    assert d["ignored"] == [
+        'tcp.recovery = "rfc6675": Linux detects losses with RACK-TLP',
+        "tcp.tsecr_rtt = false: Linux also times ACKs of retransmitted data from the timestamp echo",
+        'tcp.rto_estimator = "rfc6298": Linux\'s RTO is SRTT + max(4 x mean deviation, rto_min)',
+    ]
 
     f, bn = d["flows"][0], d["bottleneck"]
     assert f["kernel_cc"] == "cubic"
@@ -325,7 +329,7 @@ def test_ordinary_scenario_errors_come_first(write_scenario, ccsim_cmd):
 
 def test_ignored_lists_what_the_kernel_does_not_apply():
     sc = scenario()
-    sc["tcp"] = {"recovery": "rack", "delayed_ack": False}
+    sc["tcp"] = {"recovery": "rack", "delayed_ack": False, "tsecr_rtt": True, "rto_estimator": "linux"}
     sc["flows"] = [{"cc": "cubic", "params": {"beta": 512}}, {"cc": "bbr", "access_rate": "100Mbps", "initial_cwnd": 4}]
     p = ccsim.emulate.plan(sc)
     text = "\n".join(p.ignored)
@@ -334,6 +338,7 @@ def test_ignored_lists_what_the_kernel_does_not_apply():
     assert 'flows[1].access_rate = "100Mbps"' in text
     assert "flows[1].initial_cwnd = 4" in text  # the route's initcwnd is the first flow's, 10
     assert "recovery" not in text  # rack is what Linux does
+    assert "tsecr_rtt" not in text and "rto_estimator" not in text  # so are these
     assert "tick" not in text
     sc["bottleneck"]["tick"] = "1ms"
     assert any(x.startswith('bottleneck.tick = "1ms": the link emulator') for x in ccsim.emulate.plan(sc).ignored)

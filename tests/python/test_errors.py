@@ -80,6 +80,7 @@ CASES = [
     Case("loss-out-of-range", _edit(_set(("bottleneck", "loss"), 1.5)), ("bottleneck.loss", "1.5")),
     Case("count-zero", _edit(_set(("flows", 0, "count"), 0)), ("flows[0].count", "0")),
     Case("mss-zero", _edit(_set(("tcp", "mss"), 0)), ("tcp.mss", "0")),
+    Case("rto-estimator", _edit(_set(("tcp", "rto_estimator"), "bsd")), ("tcp.rto_estimator", '"bsd"', '"rfc6298"', '"linux"')),
     # missing required fields
     Case("missing-duration", _edit(_delete(("duration",))), ("duration",)),
     Case("missing-bottleneck-rate", _edit(_delete(("bottleneck", "rate"))), ("bottleneck.rate",)),

@@ -6,7 +6,7 @@
 
 The companion of validation/ns3/qdisc.py (whose grid, scenarios and summaries it reuses) for
 the "Causes (queue disciplines)" section of docs/validation.md. An EXPERIMENT is one change,
-made on one side only:
+made on one side (both-* experiments: one on each side):
 
   ccsim-target-pkt  ccsim's CoDel / FQ-CoDel / PIE target raised by one packet time
                     (1502 bytes at the bottleneck rate), the wait in ns-3's 1-packet device
@@ -15,6 +15,9 @@ made on one side only:
   ccsim-nohystart   ccsim's CUBIC with hystart = false (cause Q2)
   ccsim-min-rto-300, ccsim-min-rto-400  ccsim's min_rto at 300 / 400 ms: how the PIE 100 Mbps /
                     40 ms point hangs on the RTO's length (a sensitivity test, not a model of Linux)
+  ccsim-linux-rto   ccsim with Linux's RTO ([tcp] rto_estimator = "linux"), which the grid's
+                    ns-3 approximates (--clockGranularity=200ms)
+  both-pie-linux-rto  ns3-pie-linux-rto against ccsim-linux-rto (both sides changed)
   ns3-nohystart     ns-3 with --ns3::TcpCubic::HyStart=false (Q2)
   ns3-hystart-thresh  ns-3 with HyStartDelayMax = 10 ms: its HyStart delay threshold becomes
                     Linux's at both delays of the grid (Q2)
@@ -118,6 +121,14 @@ def ccsim_min_rto(ms: int) -> Callable:
     return f
 
 
+def ccsim_linux_rto(p, sc: dict[str, Any]) -> dict[str, Any]:
+    """ccsim with Linux's RTO (`[tcp] rto_estimator = "linux"`: SRTT + rttvar, rttvar at least
+    min_rto, tcp_rtt_estimator's variance), as the grid's ns-3 computes it
+    (--clockGranularity=200ms: SRTT + max(200 ms, 4 RTTVAR))."""
+    sc["tcp"]["rto_estimator"] = "linux"
+    return sc
+
+
 def ns3_target_pkt(p) -> list[str]:
     t_ns = round((DEFAULT_TARGET_MS[p.qdisc] - pkt_time_ms(p)) * 1e6)
     return [f"--pieTarget={t_ns}ns"] if p.qdisc == "pie" else [f"--codelTarget={t_ns}ns"]
@@ -149,6 +160,7 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ccsim-nohystart": {"side": "ccsim", "ccs": {"cubic"}, "ccsim": ccsim_nohystart},
     "ccsim-min-rto-300": {"side": "ccsim", "ccsim": ccsim_min_rto(300)},
     "ccsim-min-rto-400": {"side": "ccsim", "ccsim": ccsim_min_rto(400)},
+    "ccsim-linux-rto": {"side": "ccsim", "ccsim": ccsim_linux_rto},
     "ns3-nohystart": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStart=false"]},
     # ns-3's delay threshold is clamp(delay_min, HyStartDelayMin 4 ms, HyStartDelayMax 1 s), Linux's
     # clamp(delay_min / 8, 4 ms, 16 ms): with a 10 ms maximum both are 4 ms at a 2 ms RTT and 10 ms at 80 ms
@@ -175,6 +187,13 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
         ccs={"cubic", "newreno"},
     ),
     # qdisc_attr.h's LinuxCoDelQueueDisc / LinuxFqCoDelQueueDisc
+    # both sides changed: ns3-pie-linux-rto against ccsim-linux-rto (PIE with every Linux switch
+    # and Linux's RTO handling on both sides)
+    "both-pie-linux-rto": {
+        **_private({**PIE_LINUX, **RTO_CC}, PIE_ALL + [f"{LPIE}FirstUpdate=500ms"] + RTO_LINUX, qdiscs={"pie"}, ccs={"cubic", "newreno"}),
+        "side": "both",
+        "ccsim": ccsim_linux_rto,
+    },
     "ns3-codel-private": _private(CODEL_LINUX, [], qdiscs={"codel", "fq_codel"}),
     "ns3-codel-mark": _private(CODEL_LINUX, MARK_LINUX, qdiscs={"codel", "fq_codel"}, ecn={True}),
     "ns3-fq-mtu": _private(CODEL_LINUX, [f"{LFQ}LinuxMtuBacklog=true"], qdiscs={"fq_codel"}),
@@ -290,11 +309,11 @@ def main(argv: list[str] | None = None) -> int:
             ns_before.append(Q.summarize("ns3", d))
             sc = Q.ccsim_scenario(p, s)
             cc_before.append(Q.summarize("ccsim", run_ccsim(sc, ccache)))
-            if ex["side"] == "ns3":
+            if ex["side"] in ("ns3", "both"):
                 d2 = run_ns3(binary, a + ex["ns3"](p), ex.get("env", {}), args.out / "raw_qdisc_attr")
                 ns_after.append(Q.summarize("ns3", d2))
                 print(f"[{time.perf_counter() - t0:6.0f}s] {p.name} seed {s}: ns-3 {d2.get('process_seconds', 0):.1f} s", file=sys.stderr, flush=True)
-            else:
+            if ex["side"] in ("ccsim", "both"):
                 f: Callable = ex["ccsim"]
                 cc_after.append(Q.summarize("ccsim", run_ccsim(f(p, json.loads(json.dumps(sc))), ccache)))
         nb, cb = ns_before, cc_before

@@ -52,7 +52,7 @@ fn validate(scenario_json: &str) -> PyResult<String> {
 /// emulation needs to set up the same experiment with real TCP. `count` is expanded, as in a run.
 #[pyfunction]
 fn resolve(scenario_json: &str) -> PyResult<String> {
-    use ccsim_core::tcp::{LossDetection, Pacing};
+    use ccsim_core::tcp::{rtt::RtoEstimator, LossDetection, Pacing};
     use serde_json::{json, Value};
     guarded(|| {
         let sc = match parse(scenario_json)? {
@@ -102,6 +102,8 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
                         "dupthresh": t.dupthresh,
                         "recovery": match t.recovery { LossDetection::Rfc6675 => "rfc6675", LossDetection::Rack => "rack" },
                         "ecn": t.ecn,
+                        "tsecr_rtt": t.tsecr_rtt,
+                        "rto_estimator": match t.rto_estimator { RtoEstimator::Rfc6298 => "rfc6298", RtoEstimator::Linux => "linux" },
                     },
                 })
             })

@@ -87,6 +87,8 @@ LINUX_TCP: tuple[tuple[str, Any, str, str], ...] = (
     ("pacing", "auto", "pacing", "Linux paces only algorithms that ask for it (BBR)"),
     ("dupthresh", 3, "dupthresh", "Linux starts with a reordering degree of 3"),
     ("ecn", False, "ecn", "the emulated bottleneck never marks CE, so ECN changes nothing"),
+    ("tsecr_rtt", True, "tsecr_rtt", "Linux also times ACKs of retransmitted data from the timestamp echo"),
+    ("rto_estimator", "linux", "rto_estimator", "Linux's RTO is SRTT + max(4 x mean deviation, rto_min)"),
 )
 
 _LOCK = threading.Lock()

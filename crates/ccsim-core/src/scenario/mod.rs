@@ -326,7 +326,7 @@ const BOTTLENECK_KEYS: &[&str] = &["rate", "delay", "buffer", "loss", "ack_loss"
 const TICK_HELP: &str = "a kernel tick from 1us to 1s, e.g. \"1ms\" (Dummynet at HZ = 1000), or no key for the exact link";
 const TCP_KEYS: &[&str] = &[
     "mss", "delayed_ack", "delack_timeout", "min_rto", "max_rto", "initial_rto", "initial_cwnd", "rwnd", "timestamp_tick", "pacing", "dupthresh",
-    "recovery", "ecn", "tsecr_rtt",
+    "recovery", "ecn", "tsecr_rtt", "rto_estimator",
 ];
 const FLOW_KEYS: &[&str] = &["cc", "count", "access_rate", "access_delay", "start", "stop", "size", "params"];
 /// Flow keys of a `[wireless]` scenario only.
@@ -351,6 +351,7 @@ fn tcp_defaults() -> Vec<(&'static str, Value)> {
         ("recovery", Value::from("rfc6675")),
         ("ecn", Value::from(false)),
         ("tsecr_rtt", Value::from(false)),
+        ("rto_estimator", Value::from("rfc6298")),
     ]
 }
 
@@ -393,6 +394,13 @@ fn apply_tcp_key(tcp: &mut TcpConfig, path: &str, key: &str, v: &Value) -> Resul
                 Some("rfc6675") => LossDetection::Rfc6675,
                 Some("rack") => LossDetection::Rack,
                 _ => return err(path, format!("invalid value {}; accepted: \"rfc6675\" or \"rack\"", show(v))),
+            }
+        }
+        "rto_estimator" => {
+            tcp.rto_estimator = match v.as_str() {
+                Some("rfc6298") => crate::tcp::rtt::RtoEstimator::Rfc6298,
+                Some("linux") => crate::tcp::rtt::RtoEstimator::Linux,
+                _ => return err(path, format!("invalid value {}; accepted: \"rfc6298\" or \"linux\"", show(v))),
             }
         }
         _ => unreachable!(),
@@ -1951,6 +1959,18 @@ mod tests {
         assert_eq!(Scenario::from_value(&v).unwrap().flows[0].tcp.recovery, LossDetection::Rack);
         let m = reject(|v| v["tcp"] = json!({"recovery": "tlp"}));
         assert_eq!(m, "tcp.recovery: invalid value \"tlp\"; accepted: \"rfc6675\" or \"rack\"");
+    }
+
+    #[test]
+    fn rto_estimator_is_rfc6298_by_default_or_linux_per_flow() {
+        use crate::tcp::rtt::RtoEstimator;
+        let v = base();
+        assert_eq!(Scenario::from_value(&v).unwrap().flows[0].tcp.rto_estimator, RtoEstimator::Rfc6298);
+        let mut v = base();
+        v["tcp"] = json!({"rto_estimator": "linux"});
+        assert_eq!(Scenario::from_value(&v).unwrap().flows[0].tcp.rto_estimator, RtoEstimator::Linux);
+        let m = reject(|v| v["tcp"] = json!({"rto_estimator": "bsd"}));
+        assert_eq!(m, "tcp.rto_estimator: invalid value \"bsd\"; accepted: \"rfc6298\" or \"linux\"");
     }
 
     #[test]

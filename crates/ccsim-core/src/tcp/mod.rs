@@ -102,6 +102,8 @@ pub struct TcpConfig {
     /// (tcp_input.c: tcp_ack_update_rtt, tcp_rtt_tsopt_us): for the RTO estimator, min_rtt and
     /// the algorithm's sample. Off by default (the model's behaviour until this option).
     pub tsecr_rtt: bool,
+    /// How the retransmission timeout follows the RTT samples (RFC 6298 by default).
+    pub rto_estimator: rtt::RtoEstimator,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +143,7 @@ impl Default for TcpConfig {
             recovery: LossDetection::Rfc6675,
             ecn: false,
             tsecr_rtt: false,
+            rto_estimator: rtt::RtoEstimator::Rfc6298,
         }
     }
 }

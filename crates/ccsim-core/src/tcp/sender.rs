@@ -160,7 +160,7 @@ impl Sender {
             Pacing::Off => false,
             Pacing::Auto => cc.wants_pacing(),
         };
-        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.ts_tick);
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.ts_tick).with_estimator(cfg.rto_estimator);
         sk.ecn = cfg.ecn;
         let ect = if cfg.ecn { cc.ecn_codepoint() } else { Ecn::NotEct };
         let ect_retx = if cc.needs_ecn() { ect } else { Ecn::NotEct };
@@ -549,7 +549,7 @@ impl Sender {
             if let Some(ca) = ca_rtt_ns {
                 self.sk.min_rtt = self.sk.min_rtt.min(ca.max(1));
             }
-            self.rtt.sample(r);
+            self.rtt.sample(r, self.sk.snd_una, self.sk.snd_nxt);
             self.sk.srtt = self.rtt.srtt;
         }
         if let Some(ca) = ca_rtt_ns {
@@ -1210,6 +1210,23 @@ mod tests {
         send(&mut s, 1000 * MS);
         s.on_ack(&ack(1, &[]), 1100 * MS);
         assert!(!s.rtt.has_sample);
+    }
+
+    #[test]
+    fn the_linux_rto_estimator_arms_the_timer_at_srtt_plus_the_floor() {
+        use super::super::rtt::RtoEstimator;
+        // Two segments out at 0, the first acked at 10 ms: RTT 10 ms, one left in flight, so
+        // the timer is re-armed from the ACK. RFC 6298: max(200, 10 + 4 x 5) = 200 ms later;
+        // Linux: 10 + max(2 x 10, 200) = 210 ms later.
+        for (kind, rto) in [(RtoEstimator::Rfc6298, 200 * MS), (RtoEstimator::Linux, 210 * MS)] {
+            let cfg = TcpConfig { initial_cwnd: 2, delayed_ack: false, rto_estimator: kind, ..TcpConfig::default() };
+            let mut s = Sender::new(0, cfg, None, Box::new(NewReno::new(NewRenoConfig::default())));
+            s.start(0);
+            send(&mut s, 0);
+            s.on_ack(&ack(1, &[]), 10 * MS);
+            assert_eq!(s.rtt.srtt, 10 * MS);
+            assert_eq!(s.rto_deadline, Some(10 * MS + rto), "{kind:?}");
+        }
     }
 
     #[test]
