@@ -70,6 +70,8 @@ pub enum Offer {
     Accepted { queue_delay: Time, head_arrival: Option<Time> },
 }
 
+/// A link direction's serialisation, drop-tail queue and wire (the fast path: each packet's
+/// service start and arrival are decided when it is offered).
 ///
 /// The fields are laid out in the order given (`repr(C)`), for the cache: a run with many
 /// flows has one direction per host, touched once per packet after it has left the caches.
