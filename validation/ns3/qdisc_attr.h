@@ -853,9 +853,20 @@ NS_OBJECT_ENSURE_REGISTERED(LinuxFqCoDelQueueDisc);
 //                      ns-3 3.44 TcpSocketBase::ReTxTimeout recomputes it unless the state is
 //                      CA_LOSS with the head retransmitted: an RTO in CA_RECOVERY halves the
 //                      window a second time.
+//   LinuxExitAcked     on the ACK that ends fast recovery the window grows by the segments
+//                      this ACK newly delivered, as Linux tcp_ack (delivered =
+//                      tcp_newly_delivered(), then tcp_cong_control -> tcp_cong_avoid(sk, ack,
+//                      acked_sacked): segments SACKed earlier in the recovery were counted in
+//                      tp->delivered when SACKed). ns-3 3.44 TcpSocketBase::ProcessAck passes
+//                      IncreaseWindow every segment from the old SND.UNA to the ACK, those SACKed
+//                      during the recovery included ("segsAcked = (ackNumber - oldHeadSequence)
+//                      / segmentSize"): with a 3-packet window the ACK that closes a hole under
+//                      6-8 SACKed segments adds 2-3 packets at once.
 // ReTxTimeout calls GetSsThresh while the state is still CA_RECOVERY / CA_CWR; EnterRecovery
-// calls it just after CongestionStateSet(CA_RECOVERY), which the flag tells apart. With the
-// switch off both are TcpLinuxReno / TcpCubic.
+// calls it just after CongestionStateSet(CA_RECOVERY), which the flag tells apart. ProcessAck
+// calls CongestionStateSet(CA_OPEN) while the state is still CA_RECOVERY, then IncreaseWindow
+// on the same ACK; tcb->m_lastAckedSackedBytes is that ACK's newly delivered bytes (Linux's
+// delivered). With both switches off both are TcpLinuxReno / TcpCubic.
 template <class Base>
 class RtoSsthresh : public Base
 {
@@ -877,7 +888,18 @@ class RtoSsthresh : public Base
     void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
     {
         m_entering = newState == TcpSocketState::CA_RECOVERY;
+        m_exiting = newState == TcpSocketState::CA_OPEN && tcb->m_congState == TcpSocketState::CA_RECOVERY;
         Base::CongestionStateSet(tcb, newState);
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (m_exiting && m_linuxExit)
+        {
+            segmentsAcked = tcb->m_lastAckedSackedBytes / tcb->m_segmentSize; // tcp_newly_delivered
+        }
+        m_exiting = false;
+        Base::IncreaseWindow(tcb, segmentsAcked);
     }
 
     Ptr<TcpCongestionOps> Fork() override
@@ -885,10 +907,12 @@ class RtoSsthresh : public Base
         return CopyObject<RtoSsthresh<Base>>(this);
     }
 
-    bool m_linux{false}; // the attribute (public for RtoSsthreshTid's accessor)
+    bool m_linux{false};     // the attributes (public for RtoSsthreshTid's accessors)
+    bool m_linuxExit{false};
 
   private:
     bool m_entering{false};
+    bool m_exiting{false};
 };
 
 template <class Base>
@@ -900,7 +924,10 @@ RtoSsthreshTid(const char* name)
         .SetGroupName("Internet")
         .template AddConstructor<RtoSsthresh<Base>>()
         .AddAttribute("LinuxRtoSsthresh", "keep ssthresh on an RTO during recovery (Linux)", BooleanValue(false),
-                      MakeBooleanAccessor(&RtoSsthresh<Base>::m_linux), MakeBooleanChecker());
+                      MakeBooleanAccessor(&RtoSsthresh<Base>::m_linux), MakeBooleanChecker())
+        .AddAttribute("LinuxExitAcked",
+                      "grow the window on the recovery-ending ACK by its newly delivered segments (Linux tcp_ack)",
+                      BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxExit), MakeBooleanChecker());
 }
 
 template <>
@@ -967,7 +994,8 @@ QdiscAttrCcType(const std::string& type)
 // acked, retransmissions, packets in the queue disc) as dumbbell.cc's --traceFile, plus its
 // #event (state changes) and #retx lines from FlowTracer and one #qdrop line per queue-disc
 // drop (time, reason, source address, sequence number), and with LinuxPieQueueDisc one #pie
-// line per probability update (time, probability, queue delay ms, burst allowance ms). Only
+// line per probability update (time, probability, queue delay ms, burst allowance ms); with
+// QDISC_ATTR_TRACE_PKTS=1 also #qenq / #qdeq lines per data packet (OnPkt). Only
 // trace sinks and sampling events are added: the run is otherwise the same (checked: the JSON
 // result is unchanged).
 // build_attr.sh calls this before Simulator::Run(); a template, because FlowTracer is defined
@@ -989,6 +1017,22 @@ OnDrop(const char* when, ns3::Ptr<const ns3::QueueDiscItem> item, const char* re
     }
     out << "#qdrop," << ns3::Simulator::Now().GetSeconds() << "," << when << "," << reason << "," << src
         << "," << tcp.GetSequenceNumber().GetValue() << "\n";
+}
+
+// #qenq / #qdeq lines (QDISC_ATTR_TRACE_PKTS=1): every data packet entering the queue disc and
+// leaving it for the device (time, source address, sequence number), for per-packet timelines.
+inline void
+OnPkt(const char* tag, ns3::Ptr<const ns3::QueueDiscItem> item)
+{
+    ns3::Ptr<const ns3::Ipv4QueueDiscItem> ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item);
+    ns3::TcpHeader tcp;
+    if (!ip || item->GetPacket()->GetSize() <= 60)
+    {
+        return;
+    }
+    item->GetPacket()->PeekHeader(tcp);
+    out << tag << "," << ns3::Simulator::Now().GetSeconds() << "," << ip->GetHeader().GetSource() << ","
+        << tcp.GetSequenceNumber().GetValue() << "\n";
 }
 
 // #pie lines: LinuxPieQueueDisc's state after each probability update.
@@ -1029,6 +1073,7 @@ QdiscAttrTrace(std::vector<Tracer>& tracers, ns3::Ptr<ns3::QueueDisc> qd, uint32
     namespace T = qdisc_attr_trace;
     T::out.open(f);
     NS_ABORT_MSG_IF(!T::out, "cannot write " << f);
+    T::out.precision(10); // times to the ns up to 10 s, 10 ns beyond
     T::out << "time_s,flow,cwnd_pkts,ssthresh_pkts,inflight_pkts,srtt_ms,state,bytes_acked,retransmits,"
               "segments_sent,qdisc_pkts\n";
     for (uint32_t i = 0; i < tracers.size(); ++i)
@@ -1039,6 +1084,12 @@ QdiscAttrTrace(std::vector<Tracer>& tracers, ns3::Ptr<ns3::QueueDisc> qd, uint32
     qd->TraceConnectWithoutContext("DropBeforeEnqueue", ns3::MakeBoundCallback(&T::OnDrop, "enqueue"));
     qd->TraceConnectWithoutContext("DropAfterDequeue", ns3::MakeBoundCallback(&T::OnDrop, "dequeue"));
     qd->TraceConnectWithoutContext("PieUpdate", ns3::MakeCallback(&T::OnPieUpdate)); // LinuxPieQueueDisc only
+    const char* pk = std::getenv("QDISC_ATTR_TRACE_PKTS");
+    if (pk && std::string(pk) == "1")
+    {
+        qd->TraceConnectWithoutContext("Enqueue", ns3::MakeBoundCallback(&T::OnPkt, "#qenq"));
+        qd->TraceConnectWithoutContext("Dequeue", ns3::MakeBoundCallback(&T::OnPkt, "#qdeq"));
+    }
     ns3::Simulator::Schedule(interval, &T::Sample<Tracer>, &tracers, qd, mss, interval);
 }
 

@@ -41,6 +41,12 @@ made on one side (both-* experiments: one on each side):
   ns3-fq-mtu        that FQ-CoDel with Linux's "backlog <= MTU" test on the whole queue disc
                     (QDISC.md 2)
   ns3-fq-mtu-target ns3-fq-mtu with ns-3's target lowered by one packet time (Q1 and Q5)
+  ns3-fq-mtu-exit   ns3-fq-mtu with the TCP copies' LinuxExitAcked: on the ACK that ends fast
+                    recovery the window grows by the segments that ACK newly delivered, as
+                    Linux tcp_ack / tcp_cong_control (ns-3 counts those SACKed during the recovery)
+  ns3-exit          LinuxExitAcked alone (stock queue discs)
+  both-fq-mtu-exit-target  ns3-fq-mtu-exit against ccsim-target-pkt (both sides changed)
+  both-fq-mtu-exit-rack  ns3-fq-mtu-exit against ccsim with [tcp] recovery = "rack" (both changed)
   ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
   ns3-fq-linux      that FQ-CoDel with all three
   (the ns3-pie-*, -rto-*, -codel-* and -fq-* experiments need bench/ns3/build/qdisc_attr:
@@ -129,6 +135,13 @@ def ccsim_linux_rto(p, sc: dict[str, Any]) -> dict[str, Any]:
     return sc
 
 
+def ccsim_rack(p, sc: dict[str, Any]) -> dict[str, Any]:
+    """ccsim with RACK loss detection (`[tcp] recovery = "rack"`, Linux tcp_recovery.c) instead of
+    the grid's RFC 6675 DupThresh rule."""
+    sc["tcp"]["recovery"] = "rack"
+    return sc
+
+
 def ns3_target_pkt(p) -> list[str]:
     t_ns = round((DEFAULT_TARGET_MS[p.qdisc] - pkt_time_ms(p)) * 1e6)
     return [f"--pieTarget={t_ns}ns"] if p.qdisc == "pie" else [f"--codelTarget={t_ns}ns"]
@@ -145,6 +158,7 @@ def _pie(extra: list[str]) -> dict[str, Any]:
 
 RTO_CC = {"QDISC_ATTR_CC": "1"}
 RTO_LINUX = [f"--ns3::{t}::LinuxRtoSsthresh=true" for t in ("TcpLinuxRenoAttr", "TcpCubicAttr")]
+EXIT_LINUX = [f"--ns3::{t}::LinuxExitAcked=true" for t in ("TcpLinuxRenoAttr", "TcpCubicAttr")]
 CODEL_LINUX = {"QDISC_ATTR_CODEL": "ns3::LinuxCoDelQueueDisc", "QDISC_ATTR_FQCODEL": "ns3::LinuxFqCoDelQueueDisc"}
 LFQ = "--ns3::LinuxFqCoDelQueueDisc::"
 MARK_LINUX = ["--ns3::LinuxCoDelQueueDisc::LinuxMarkSchedule=true", f"{LFQ}LinuxMarkSchedule=true"]
@@ -201,6 +215,28 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ns3-fq-mtu-target": {
         **_private(CODEL_LINUX, [f"{LFQ}LinuxMtuBacklog=true"], qdiscs={"fq_codel"}),
         "ns3": lambda p: [f"{LFQ}LinuxMtuBacklog=true", *ns3_target_pkt(p)],
+    },
+    # Q5 and LinuxExitAcked (the window growth on the ACK that ends fast recovery, as Linux)
+    "ns3-fq-mtu-exit": _private(
+        {**CODEL_LINUX, **RTO_CC}, [f"{LFQ}LinuxMtuBacklog=true", *EXIT_LINUX], qdiscs={"fq_codel"}, ccs={"cubic", "newreno"}
+    ),
+    "ns3-exit": _private(RTO_CC, EXIT_LINUX, ccs={"cubic", "newreno"}),
+    # both sides changed: ns3-fq-mtu-exit against ccsim-target-pkt (Q1's set-up difference taken
+    # out on ccsim's side: its CoDel target raised by the packet time ns-3's AQM does not see)
+    # ns3-fq-mtu-exit against ccsim with RACK loss detection ([tcp] recovery = "rack", Linux's default)
+    "both-fq-mtu-exit-rack": {
+        **_private(
+            {**CODEL_LINUX, **RTO_CC}, [f"{LFQ}LinuxMtuBacklog=true", *EXIT_LINUX], qdiscs={"fq_codel"}, ccs={"cubic", "newreno"}
+        ),
+        "side": "both",
+        "ccsim": ccsim_rack,
+    },
+    "both-fq-mtu-exit-target": {
+        **_private(
+            {**CODEL_LINUX, **RTO_CC}, [f"{LFQ}LinuxMtuBacklog=true", *EXIT_LINUX], qdiscs={"fq_codel"}, ccs={"cubic", "newreno"}
+        ),
+        "side": "both",
+        "ccsim": ccsim_target_pkt,
     },
     "ns3-fq-empty": _private(CODEL_LINUX, [f"{LFQ}LinuxEmptyNewFlow=true"], qdiscs={"fq_codel"}),
     "ns3-fq-linux": _private(
