@@ -63,9 +63,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--duration", default="500s")
+    ap.add_argument("--cpu", type=int, default=0, help="the core to run on (default 0)")
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {0})
+        os.sched_setaffinity(0, {args.cpu})
     kinds = ["e1", "alone", "vs-cubic", "ecn"]
     table: dict[str, dict[str, tuple[float, int, int]]] = {k: {} for k in kinds}
     for kind in kinds:
