@@ -92,6 +92,33 @@
 //   EXP_ILLINOIS_US  Illinois's da and dm in microseconds (tcp_illinois_acked keeps rtt_us;
 //                  avg_delay, max_delay): ns-3's RecalcParam takes them with
 //                  GetMilliSeconds(), whole ms, so an average queueing delay under 1 ms is 0.
+//   EXP_HYBLA_RHO8 Hybla's rho in eighths, as Linux's hybla_recalc_param: rho_3ls =
+//                  srtt_us / (rtt0 x 1000) with srtt_us = 8 x SRTT in us, integer division (at
+//                  least 8), and 2^rho in slow start as (1 << rho) x hybla_fraction(rho_3ls & 7)
+//                  (2^(k/8) x 128, a table); congestion avoidance then grows by rho^2 = rho2_7ls /
+//                  128 (hybla_cong_avoid). ns-3's TcpHybla::RecalcParam keeps rho exact:
+//                  minRtt / RRTT = 40 / 25 = 1.6 where Linux has 12 / 8 = 1.5, so its slow start
+//                  adds 2^1.6 - 1 = 2.03 packets per ACK where Linux adds 1.83, and its
+//                  congestion avoidance 2.56 / cwnd where Linux adds 2.25 / cwnd. exp-hybla is
+//                  ns-3 3.44's TcpHybla on its public API (m_rho is private), line for line.
+//   EXP_HYBLA_INIT Hybla computes rho when it starts, from the SRTT the handshake left, as
+//                  Linux's hybla_init (hybla_recalc_param; ca->minrtt_us = tp->srtt_us), and
+//                  again on every new minimum. ns-3's TcpHybla::PktsAcked recomputes rho only
+//                  when the SRTT it is given equals the socket's minimum SRTT; the SYN-ACK's
+//                  sample sets that minimum before the first PktsAcked, so when the data's SRTT
+//                  stays above it (10 Mbps: the first data sample carries a 1.2 ms
+//                  serialisation), rho keeps its initial 1.0 for the whole run and Hybla grows
+//                  as NewReno. exp-hybla recomputes rho on its first PktsAcked call.
+//   EXP_RTO_REARM  Every ACK that advances snd_una during fast recovery restarts the
+//                  retransmission timer, as Linux's tcp_ack does for every ACK that acknowledges
+//                  new data (tcp_clean_rtx_queue sets FLAG_SET_XMIT_TIMER on FLAG_ACKED; tcp_ack
+//                  then calls tcp_set_xmit_timer -> tcp_rearm_rto). ns-3's
+//                  TcpSocketBase::ProcessAck restarts it only on the first partial ACK of a
+//                  recovery (NewAck(ackNumber, m_isFirstPartialAck): RFC 6582's "Impatient"
+//                  variant), so a recovery that lasts longer than one RTO after its first
+//                  partial ACK ends in an RTO although every ACK makes progress. The program sets
+//                  the socket's m_isFirstPartialAck before each ACK is processed (the Rx trace
+//                  runs at the top of DoForwardUp).
 //   EXP_TRACE      Diagnostics only: every GetSsThresh call is printed on stderr (time, cwnd,
 //                  bytes in flight and the ssthresh returned, in segments).
 //
@@ -133,6 +160,9 @@ const bool kYeahAfter = EnvOn("EXP_YEAH_AFTER");
 const bool kIllinoisAlphaFrac = EnvOn("EXP_ILLINOIS_ALPHA_FRAC");
 const bool kIllinoisUs = EnvOn("EXP_ILLINOIS_US");
 const bool kHtcpAlphaLinux = EnvOn("EXP_HTCP_ALPHA_LINUX");
+const bool kRtoRearm = EnvOn("EXP_RTO_REARM");
+const bool kHyblaRho8 = EnvOn("EXP_HYBLA_RHO8");
+const bool kHyblaInit = EnvOn("EXP_HYBLA_INIT");
 
 /// Linux's per-ACK RTT sample for the congestion control (EXP_LINUXRTT): the newest segment
 /// this ACK newly SACKed, else the newest it newly cumulatively ACKed, never a retransmitted
@@ -445,6 +475,126 @@ EXP_NAME(TcpVeno)
 EXP_NAME(TcpYeah)
 EXP_NAME(TcpLp)
 EXP_NAME(TcpLinuxReno)
+
+/// TcpHybla with EXP_HYBLA_RHO8 and EXP_HYBLA_INIT. TcpHybla's rho is private, so this is ns-3
+/// 3.44's tcp-hybla.cc (PktsAcked, RecalcParam, SlowStart, CongestionAvoidance) on the public API,
+/// line for line, with the switches added (and EXP_TRACE printing rho when it changes). It derives from TcpHybla only to keep its RRTT attribute
+/// (set by algorithms.py to Linux's 25 ms).
+class ExpHyblaBase : public TcpHybla
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ExpHyblaBase")
+                                .SetParent<TcpHybla>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<ExpHyblaBase>();
+        return tid;
+    }
+
+    ExpHyblaBase() = default;
+    ExpHyblaBase(const ExpHyblaBase&) = default;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<ExpHyblaBase>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt) override
+    {
+        if (kHyblaInit && !m_initDone)
+        {
+            // hybla_init: rho from the SRTT after the handshake (here the socket's minimum
+            // SRTT, which the SYN-ACK's sample set before any PktsAcked call)
+            m_initDone = true;
+            RecalcParam(tcb);
+        }
+        if (rtt == tcb->m_minRtt)
+        {
+            RecalcParam(tcb);
+        }
+    }
+
+  protected:
+    uint32_t SlowStart(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        NS_ASSERT(tcb->m_cWnd <= tcb->m_ssThresh);
+        if (segmentsAcked >= 1)
+        {
+            double increment = std::pow(2, m_rho) - 1.0;
+            if (kHyblaRho8)
+            {
+                // hybla_cong_avoid: ((1 << rho) * hybla_fraction(rho_fractions)) - 128, x128
+                static const uint32_t kFraction[8] = {128, 139, 152, 165, 181, 197, 215, 234};
+                const uint32_t rho = m_rho3ls >> 3;
+                increment = (((1u << std::min(rho, 16u)) * kFraction[m_rho3ls & 7]) - 128) / 128.0;
+            }
+            auto incr = static_cast<uint32_t>(increment * tcb->m_segmentSize);
+            tcb->m_cWnd = std::min(tcb->m_cWnd + incr, tcb->m_ssThresh);
+            return segmentsAcked - 1;
+        }
+        return 0;
+    }
+
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        uint32_t segCwnd;
+        double increment;
+        while (segmentsAcked > 0)
+        {
+            segCwnd = tcb->GetCwndInSegments();
+            // with EXP_HYBLA_RHO8, rho^2 = rho2_7ls / 128 exactly
+            increment = std::pow(m_rho, 2) / static_cast<double>(segCwnd);
+            m_cWndCnt += increment;
+            segmentsAcked -= 1;
+        }
+        if (m_cWndCnt >= 1.0)
+        {
+            auto inc = static_cast<uint32_t>(m_cWndCnt);
+            m_cWndCnt -= inc;
+            tcb->m_cWnd += inc * tcb->m_segmentSize;
+        }
+    }
+
+  private:
+    void RecalcParam(const Ptr<TcpSocketState>& tcb)
+    {
+        if (m_rRtt.IsZero())
+        {
+            TimeValue v;
+            GetAttribute("RRTT", v);
+            m_rRtt = v.Get();
+        }
+        if (kHyblaRho8)
+        {
+            // hybla_recalc_param: rho_3ls = max(srtt_us / (rtt0 * USEC_PER_MSEC), 8), srtt_us
+            // being 8 x SRTT in us; ns-3's input is its minimum SRTT (tcb->m_minRtt)
+            const uint64_t srttUs8 = 8 * static_cast<uint64_t>(tcb->m_minRtt.GetMicroSeconds());
+            m_rho3ls = std::max<uint64_t>(srttUs8 / (m_rRtt.GetMilliSeconds() * 1000), 8);
+            m_rho = m_rho3ls / 8.0;
+        }
+        else
+        {
+            m_rho =
+                std::max((double)tcb->m_minRtt.GetMilliSeconds() / m_rRtt.GetMilliSeconds(), 1.0);
+        }
+        if (kTrace && m_rho != m_rhoTraced)
+        {
+            m_rhoTraced = m_rho;
+            std::cerr << "HYBLA-RHO t=" << Simulator::Now().GetSeconds() << " minRtt="
+                      << tcb->m_minRtt.GetMicroSeconds() << "us rho=" << m_rho << "\n";
+        }
+    }
+
+    double m_rho{1.0};      // ns-3's initial value
+    double m_cWndCnt{0};
+    uint32_t m_rho3ls{8};   // rho x 8 (EXP_HYBLA_RHO8)
+    Time m_rRtt{Time(0)};   // TcpHybla's RRTT attribute, read on first use
+    double m_rhoTraced{0};  // EXP_TRACE
+    bool m_initDone{false}; // EXP_HYBLA_INIT
+};
+
+EXP_NAME(ExpHyblaBase)
 
 /// TcpHtcp with EXP_HTCP_ALPHA / EXP_HTCP_BETA. The members it needs are private in ns-3's
 /// class, so this is ns-3 3.44's tcp-htcp.cc with those two functions changed, on the
@@ -1386,7 +1536,7 @@ ExpCcTypeName(const std::string& cc)
         {"exp-bic", &Reg<ExpBicBase>},
         {"exp-highspeed", &Reg<ExpHighSpeedBase>},
         {"exp-scalable", &Reg<TcpScalable>},
-        {"exp-hybla", &Reg<TcpHybla>},
+        {"exp-hybla", &Reg<ExpHyblaBase>},
         {"exp-veno", &Reg<ExpVenoBase>},
         {"exp-yeah", &Reg<ExpYeahBase>},
         {"exp-lp", &Reg<TcpLp>},
@@ -1400,6 +1550,27 @@ ExpCcTypeName(const std::string& cc)
     return CcTypeName(cc);
 }
 
+// TcpSocketBase::m_isFirstPartialAck is protected; a pointer to the member, formed through a
+// derived class, reaches it (as RateOpsAccess in ccsim-tcp.h).
+struct PartialAckAccess : public TcpSocketBase
+{
+    static bool TcpSocketBase::*Member()
+    {
+        return &PartialAckAccess::m_isFirstPartialAck;
+    }
+};
+
+/// EXP_RTO_REARM: before the socket processes an ACK, mark the next partial ACK as the
+/// "first", so that ProcessAck's NewAck(ackNumber, m_isFirstPartialAck) restarts the
+/// retransmission timer on every partial ACK (Linux: tcp_ack -> tcp_set_xmit_timer ->
+/// tcp_rearm_rto whenever tcp_clean_rtx_queue acknowledged data). Outside recovery the
+/// member is not read.
+void
+RearmOnPartialAck(TcpSocketBase* sock, Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    sock->*(PartialAckAccess::Member()) = true;
+}
+
 /// ConnectFlowTracer, plus this socket's RttSampler (EXP_LINUXRTT).
 void
 ExpConnectFlowTracer(Ptr<BulkSendApplication> app, FlowTracer* tr, bool linuxRateSampler)
@@ -1409,6 +1580,11 @@ ExpConnectFlowTracer(Ptr<BulkSendApplication> app, FlowTracer* tr, bool linuxRat
     RttSampler* s = &g_samplers[PeekPointer(sock)];
     sock->TraceConnectWithoutContext("Tx", MakeCallback(&RttSampler::OnTx, s));
     sock->TraceConnectWithoutContext("Rx", MakeCallback(&RttSampler::OnRx, s));
+    if (kRtoRearm)
+    {
+        sock->TraceConnectWithoutContext("Rx",
+                                         MakeBoundCallback(&RearmOnPartialAck, PeekPointer(sock)));
+    }
 }
 
 } // namespace
