@@ -871,16 +871,32 @@ NS_OBJECT_ENSURE_REGISTERED(LinuxFqCoDelQueueDisc);
 //                      (ns-3 halves the byte window: 6.5 packets give 3.25).
 //   LinuxCongAvoid     tcp_reno_cong_avoid: the cwnd-limited test before slow start too, and
 //                      the segments slow start leaves over go to the additive increase.
-//   LinuxCwndCnt       the additive-increase counter cleared when a reduction starts, as
-//                      tcp_init_cwnd_reduction / tcp_enter_loss clear tp->snd_cwnd_cnt (ns-3's
-//                      private m_cWndCnt is never cleared; this switch keeps its own counter,
-//                      cleared in GetSsThresh, which ns-3 calls only from EnterCwr, EnterRecovery
+//   LinuxCwndCnt       (also TcpCubicAttr) the additive-increase counter cleared when a
+//                      reduction starts, as tcp_init_cwnd_reduction / tcp_enter_loss clear
+//                      tp->snd_cwnd_cnt (ns-3's private m_cWndCnt is never cleared; Reno: this
+//                      switch keeps its own counter; CUBIC: TcpCubic's m_cWndCnt is cleared;
+//                      both in GetSsThresh, which ns-3 calls only from EnterCwr, EnterRecovery
 //                      and ReTxTimeout, and on CA_LOSS).
 // ReTxTimeout calls GetSsThresh while the state is still CA_RECOVERY / CA_CWR; EnterRecovery
 // calls it just after CongestionStateSet(CA_RECOVERY), which the flag tells apart. ProcessAck
 // calls CongestionStateSet(CA_OPEN) while the state is still CA_RECOVERY, then IncreaseWindow
 // on the same ACK; tcb->m_lastAckedSackedBytes is that ACK's newly delivered bytes (Linux's
 // delivered). With every switch off both are TcpLinuxReno / TcpCubic.
+// TcpCubic's m_cWndCnt is private: a pointer to it, formed by an explicit instantiation
+// (which may name private members, [temp.spec.general]), for TcpCubicAttr's LinuxCwndCnt.
+uint32_t TcpCubic::*CubicCwndCnt();
+
+template <uint32_t TcpCubic::*M>
+struct CubicCwndCntAccess
+{
+    friend uint32_t TcpCubic::*CubicCwndCnt()
+    {
+        return M;
+    }
+};
+
+template struct CubicCwndCntAccess<&TcpCubic::m_cWndCnt>;
+
 template <class Base>
 class RtoSsthresh : public Base
 {
@@ -893,6 +909,7 @@ class RtoSsthresh : public Base
         m_entering = false;
         m_cnt = 0; // every caller starts a reduction (EnterCwr, EnterRecovery, ReTxTimeout):
                    // tcp_init_cwnd_reduction clears snd_cwnd_cnt (LinuxCwndCnt)
+        ClearCubicCnt();
         if (m_linux && !entering &&
             (tcb->m_congState == TcpSocketState::CA_RECOVERY || tcb->m_congState == TcpSocketState::CA_CWR))
         {
@@ -916,6 +933,7 @@ class RtoSsthresh : public Base
         if (newState == TcpSocketState::CA_LOSS)
         {
             m_cnt = 0; // tcp_enter_loss: tp->snd_cwnd_cnt = 0 (ReTxTimeout may keep ssthresh)
+            ClearCubicCnt();
         }
         m_exiting = newState == TcpSocketState::CA_OPEN && tcb->m_congState == TcpSocketState::CA_RECOVERY;
         Base::CongestionStateSet(tcb, newState);
@@ -991,7 +1009,20 @@ class RtoSsthresh : public Base
     bool m_linuxExit{false};
     bool m_linuxSsthreshPkts{false}; // TcpLinuxRenoAttr only
     bool m_linuxCongAvoid{false};    // TcpLinuxRenoAttr only
-    bool m_linuxCwndCnt{false};      // TcpLinuxRenoAttr only
+    bool m_linuxCwndCnt{false};      // both: Reno's own counter, TcpCubic's m_cWndCnt cleared
+
+    // LinuxCwndCnt for TcpCubicAttr: clear TcpCubic's m_cWndCnt where Linux clears
+    // snd_cwnd_cnt (bictcp_cong_avoid counts ACKs in it through tcp_cong_avoid_ai).
+    void ClearCubicCnt()
+    {
+        if constexpr (std::is_same_v<Base, TcpCubic>)
+        {
+            if (m_linuxCwndCnt)
+            {
+                static_cast<TcpCubic&>(*this).*CubicCwndCnt() = 0;
+            }
+        }
+    }
 
   private:
     bool m_entering{false};
@@ -1022,7 +1053,7 @@ RtoSsthreshTid(const char* name)
                       BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxCongAvoid),
                       MakeBooleanChecker())
         .AddAttribute("LinuxCwndCnt",
-                      "TcpLinuxRenoAttr: the additive-increase counter cleared when a reduction starts "
+                      "the additive-increase counter cleared when a reduction starts "
                       "(Linux tcp_init_cwnd_reduction / tcp_enter_loss: snd_cwnd_cnt = 0)",
                       BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxCwndCnt),
                       MakeBooleanChecker());

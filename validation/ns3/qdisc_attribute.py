@@ -53,6 +53,7 @@ made on one side (both-* experiments: one on each side):
                     slow start too, the slow-start leftover to the additive increase)
   ns3-fq-mtu-exit-cwndcnt   ... with LinuxCwndCnt (the additive-increase counter cleared when a
                     reduction starts, as Linux's snd_cwnd_cnt; ns-3's m_cWndCnt carries over)
+  ns3-fq-mtu-exit-cubic-cwndcnt  ns3-fq-mtu-exit with TcpCubicAttr's LinuxCwndCnt (CUBIC points)
   ns3-fq-mtu-exit-priorcwnd ... with PrrAttrRecovery's LinuxPriorCwnd (RecoverFS = the window at
                     entry, tcp_init_cwnd_reduction's prior_cwnd; ns-3: the pipe)
   ns3-fq-mtu-exit-prrpkts   ... with LinuxPackets (tcp_cwnd_reduction in whole packets, SSRB on
@@ -253,6 +254,12 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ns3-fq-mtu-exit-ssthresh": _fq_exit({}, ["--ns3::TcpLinuxRenoAttr::LinuxSsthreshPkts=true"]),
     "ns3-fq-mtu-exit-congavoid": _fq_exit({}, ["--ns3::TcpLinuxRenoAttr::LinuxCongAvoid=true"]),
     "ns3-fq-mtu-exit-cwndcnt": _fq_exit({}, ["--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"]),
+    "ns3-fq-mtu-exit-cubic-cwndcnt": _private(
+        {**CODEL_LINUX, **RTO_CC},
+        [f"{LFQ}LinuxMtuBacklog=true", *EXIT_LINUX, "--ns3::TcpCubicAttr::LinuxCwndCnt=true"],
+        qdiscs={"fq_codel"},
+        ccs={"cubic"},
+    ),
     "ns3-fq-mtu-exit-priorcwnd": _fq_exit({"QDISC_ATTR_PRR": "1"}, ["--ns3::PrrAttrRecovery::LinuxPriorCwnd=true"]),
     "ns3-fq-mtu-exit-prrpkts": _fq_exit({"QDISC_ATTR_PRR": "1"}, ["--ns3::PrrAttrRecovery::LinuxPackets=true"]),
     "ns3-fq-mtu-exit-prr-linux": _fq_exit(
