@@ -5,7 +5,7 @@
 // QDISC_ATTR_CODEL, QDISC_ATTR_FQCODEL, QDISC_ATTR_CC; defaults: ns-3's own) and an optional
 // trace (QDISC_ATTR_TRACE), so the committed qdisc binary and its cache are untouched. Below:
 // LinuxPieQueueDisc, LinuxCoDelQueueDisc, LinuxFqCoDelQueueDisc, TcpLinuxRenoAttr /
-// TcpCubicAttr, QdiscAttrTrace.
+// TcpCubicAttr, PrrAttrRecovery (QDISC_ATTR_PRR), QdiscAttrTrace.
 //
 // ns3::LinuxPieQueueDisc: PIE with ns-3 3.44's PieQueueDisc structure (the same attributes,
 // drop reasons, double arithmetic, timestamps mode only) and a switch for each of its
@@ -32,12 +32,14 @@
 #define CCSIM_QDISC_ATTR_H
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/codel-queue-disc.h"
 #include "ns3/fq-codel-queue-disc.h"
 #include "ns3/net-device-queue-interface.h"
 #include "ns3/string.h"
 #include "ns3/tcp-cubic.h"
 #include "ns3/tcp-linux-reno.h"
+#include "ns3/tcp-recovery-ops.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/queue-disc.h"
@@ -53,8 +55,10 @@
 #include <map>
 #include <vector>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 namespace ns3
 {
@@ -862,11 +866,37 @@ NS_OBJECT_ENSURE_REGISTERED(LinuxFqCoDelQueueDisc);
 //                      during the recovery included ("segsAcked = (ackNumber - oldHeadSequence)
 //                      / segmentSize"): with a 3-packet window the ACK that closes a hole under
 //                      6-8 SACKed segments adds 2-3 packets at once.
+// and, TcpLinuxRenoAttr only (Linux net/ipv4/tcp_cong.c, tcp_input.c):
+//   LinuxSsthreshPkts  ssthresh = max(cwnd >> 1, 2) in whole packets, as tcp_reno_ssthresh
+//                      (ns-3 halves the byte window: 6.5 packets give 3.25).
+//   LinuxCongAvoid     tcp_reno_cong_avoid: the cwnd-limited test before slow start too, and
+//                      the segments slow start leaves over go to the additive increase.
+//   LinuxCwndCnt       (also TcpCubicAttr) the additive-increase counter cleared when a
+//                      reduction starts, as tcp_init_cwnd_reduction / tcp_enter_loss clear
+//                      tp->snd_cwnd_cnt (ns-3's private m_cWndCnt is never cleared; Reno: this
+//                      switch keeps its own counter; CUBIC: TcpCubic's m_cWndCnt is cleared;
+//                      both in GetSsThresh, which ns-3 calls only from EnterCwr, EnterRecovery
+//                      and ReTxTimeout, and on CA_LOSS).
 // ReTxTimeout calls GetSsThresh while the state is still CA_RECOVERY / CA_CWR; EnterRecovery
 // calls it just after CongestionStateSet(CA_RECOVERY), which the flag tells apart. ProcessAck
 // calls CongestionStateSet(CA_OPEN) while the state is still CA_RECOVERY, then IncreaseWindow
 // on the same ACK; tcb->m_lastAckedSackedBytes is that ACK's newly delivered bytes (Linux's
-// delivered). With both switches off both are TcpLinuxReno / TcpCubic.
+// delivered). With every switch off both are TcpLinuxReno / TcpCubic.
+// TcpCubic's m_cWndCnt is private: a pointer to it, formed by an explicit instantiation
+// (which may name private members, [temp.spec.general]), for TcpCubicAttr's LinuxCwndCnt.
+uint32_t TcpCubic::*CubicCwndCnt();
+
+template <uint32_t TcpCubic::*M>
+struct CubicCwndCntAccess
+{
+    friend uint32_t TcpCubic::*CubicCwndCnt()
+    {
+        return M;
+    }
+};
+
+template struct CubicCwndCntAccess<&TcpCubic::m_cWndCnt>;
+
 template <class Base>
 class RtoSsthresh : public Base
 {
@@ -877,10 +907,22 @@ class RtoSsthresh : public Base
     {
         const bool entering = m_entering;
         m_entering = false;
+        m_cnt = 0; // every caller starts a reduction (EnterCwr, EnterRecovery, ReTxTimeout):
+                   // tcp_init_cwnd_reduction clears snd_cwnd_cnt (LinuxCwndCnt)
+        ClearCubicCnt();
         if (m_linux && !entering &&
             (tcb->m_congState == TcpSocketState::CA_RECOVERY || tcb->m_congState == TcpSocketState::CA_CWR))
         {
             return tcb->m_ssThresh; // tcp_enter_loss: "not yet made inside this window" is false
+        }
+        if constexpr (std::is_same_v<Base, TcpLinuxReno>)
+        {
+            if (m_linuxSsthreshPkts)
+            {
+                // tcp_reno_ssthresh: max(tcp_snd_cwnd(tp) >> 1U, 2U), in whole packets
+                const uint32_t cwnd = tcb->m_cWnd / tcb->m_segmentSize;
+                return std::max<uint32_t>(cwnd >> 1U, 2U) * tcb->m_segmentSize;
+            }
         }
         return Base::GetSsThresh(tcb, bytesInFlight);
     }
@@ -888,6 +930,11 @@ class RtoSsthresh : public Base
     void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
     {
         m_entering = newState == TcpSocketState::CA_RECOVERY;
+        if (newState == TcpSocketState::CA_LOSS)
+        {
+            m_cnt = 0; // tcp_enter_loss: tp->snd_cwnd_cnt = 0 (ReTxTimeout may keep ssthresh)
+            ClearCubicCnt();
+        }
         m_exiting = newState == TcpSocketState::CA_OPEN && tcb->m_congState == TcpSocketState::CA_RECOVERY;
         Base::CongestionStateSet(tcb, newState);
     }
@@ -899,6 +946,57 @@ class RtoSsthresh : public Base
             segmentsAcked = tcb->m_lastAckedSackedBytes / tcb->m_segmentSize; // tcp_newly_delivered
         }
         m_exiting = false;
+        if constexpr (std::is_same_v<Base, TcpLinuxReno>)
+        {
+            if (m_linuxCongAvoid || m_linuxCwndCnt)
+            {
+                // LinuxCongAvoid, tcp_reno_cong_avoid: no growth unless tcp_is_cwnd_limited
+                // (checked in slow start too: ns-3 checks it in congestion avoidance only), and
+                // the segments left over when slow start reaches ssthresh go to
+                // tcp_cong_avoid_ai (ns-3 drops them). tcp_is_cwnd_limited's slow-start clause
+                // (cwnd < 2 * max_packets_out) is not modelled: ns-3's flag (set at each send)
+                // stands for tp->is_cwnd_limited.
+                if (m_linuxCongAvoid && !tcb->m_isCwndLimited)
+                {
+                    return;
+                }
+                if (tcb->m_cWnd < tcb->m_ssThresh)
+                {
+                    segmentsAcked = this->Base::SlowStart(tcb, segmentsAcked);
+                    if (segmentsAcked == 0 || !m_linuxCongAvoid)
+                    {
+                        return;
+                    }
+                }
+                if (!m_linuxCwndCnt)
+                {
+                    this->Base::CongestionAvoidance(tcb, segmentsAcked);
+                    return;
+                }
+                // LinuxCwndCnt: TcpLinuxReno::CongestionAvoidance (tcp_cong_avoid_ai, w = cwnd in
+                // whole packets) on a counter that is cleared when a reduction starts, as Linux's
+                // snd_cwnd_cnt (ns-3's m_cWndCnt is never cleared: the ACKs counted before a
+                // recovery add to the first increase after it).
+                if (!tcb->m_isCwndLimited)
+                {
+                    return; // as TcpLinuxReno (m_suppressIncreaseIfCwndLimited)
+                }
+                const uint32_t w = std::max<uint32_t>(tcb->m_cWnd / tcb->m_segmentSize, 1);
+                if (m_cnt >= w)
+                {
+                    m_cnt = 0;
+                    tcb->m_cWnd += tcb->m_segmentSize;
+                }
+                m_cnt += segmentsAcked;
+                if (m_cnt >= w)
+                {
+                    const uint32_t delta = m_cnt / w;
+                    m_cnt -= delta * w;
+                    tcb->m_cWnd += delta * tcb->m_segmentSize;
+                }
+                return;
+            }
+        }
         Base::IncreaseWindow(tcb, segmentsAcked);
     }
 
@@ -909,10 +1007,27 @@ class RtoSsthresh : public Base
 
     bool m_linux{false};     // the attributes (public for RtoSsthreshTid's accessors)
     bool m_linuxExit{false};
+    bool m_linuxSsthreshPkts{false}; // TcpLinuxRenoAttr only
+    bool m_linuxCongAvoid{false};    // TcpLinuxRenoAttr only
+    bool m_linuxCwndCnt{false};      // both: Reno's own counter, TcpCubic's m_cWndCnt cleared
+
+    // LinuxCwndCnt for TcpCubicAttr: clear TcpCubic's m_cWndCnt where Linux clears
+    // snd_cwnd_cnt (bictcp_cong_avoid counts ACKs in it through tcp_cong_avoid_ai).
+    void ClearCubicCnt()
+    {
+        if constexpr (std::is_same_v<Base, TcpCubic>)
+        {
+            if (m_linuxCwndCnt)
+            {
+                static_cast<TcpCubic&>(*this).*CubicCwndCnt() = 0;
+            }
+        }
+    }
 
   private:
     bool m_entering{false};
     bool m_exiting{false};
+    uint32_t m_cnt{0}; // LinuxCwndCnt's snd_cwnd_cnt
 };
 
 template <class Base>
@@ -927,7 +1042,21 @@ RtoSsthreshTid(const char* name)
                       MakeBooleanAccessor(&RtoSsthresh<Base>::m_linux), MakeBooleanChecker())
         .AddAttribute("LinuxExitAcked",
                       "grow the window on the recovery-ending ACK by its newly delivered segments (Linux tcp_ack)",
-                      BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxExit), MakeBooleanChecker());
+                      BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxExit), MakeBooleanChecker())
+        .AddAttribute("LinuxSsthreshPkts",
+                      "TcpLinuxRenoAttr: ssthresh = max(cwnd >> 1, 2) in whole packets (Linux tcp_reno_ssthresh)",
+                      BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxSsthreshPkts),
+                      MakeBooleanChecker())
+        .AddAttribute("LinuxCongAvoid",
+                      "TcpLinuxRenoAttr: the cwnd-limited test in slow start too and the slow-start leftover to "
+                      "the additive increase (Linux tcp_reno_cong_avoid)",
+                      BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxCongAvoid),
+                      MakeBooleanChecker())
+        .AddAttribute("LinuxCwndCnt",
+                      "the additive-increase counter cleared when a reduction starts "
+                      "(Linux tcp_init_cwnd_reduction / tcp_enter_loss: snd_cwnd_cnt = 0)",
+                      BooleanValue(false), MakeBooleanAccessor(&RtoSsthresh<Base>::m_linuxCwndCnt),
+                      MakeBooleanChecker());
 }
 
 template <>
@@ -951,7 +1080,151 @@ using TcpCubicAttr = RtoSsthresh<TcpCubic>;
 NS_OBJECT_ENSURE_REGISTERED(TcpLinuxRenoAttr);
 NS_OBJECT_ENSURE_REGISTERED(TcpCubicAttr);
 
+// ---------------------------------------------------------------------------------------------
+// ns3::PrrAttrRecovery (QDISC_ATTR_PRR=1 replaces the grid's --recovery=prr-sack type,
+// ccsim-tcp.h's PrrSackRecovery): that PRR (ns-3 3.44's TcpPrrRecovery without the extra
+// segment per duplicate ACK) with a switch for each remaining difference from Linux
+// tcp_cwnd_reduction (net/ipv4/tcp_input.c), which ccsim follows (tcp/sender.rs):
+//   LinuxPriorCwnd  RecoverFS is the window when the reduction starts (tcp_init_cwnd_reduction:
+//                   tp->prior_cwnd = tcp_snd_cwnd(tp)); ns-3: the pipe at that moment (RFC 6937),
+//                   already less the three SACKed segments and the lost one.
+//   LinuxPackets    sndcnt in whole packets (ssthresh, pipe, prr_delivered, prr_out, RecoverFS
+//                   as packets; Linux counts packets), and PRR-SSRB's extra packet when the ACK
+//                   advances SND.UNA (FLAG_SND_UNA_ADVANCED && !newly_lost: here a non-duplicate
+//                   ACK; ns-3: tcb->m_isRetransDataAcked). ns-3: bytes, so a ceil() can ask for
+//                   a fraction of a segment, which the sender's silly-window test does not send.
+// With both off it is PrrSackRecovery (checked: identical JSON on one point).
+class PrrAttrRecovery : public TcpRecoveryOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::PrrAttrRecovery")
+                .SetParent<TcpRecoveryOps>()
+                .SetGroupName("Internet")
+                .AddConstructor<PrrAttrRecovery>()
+                .AddAttribute("LinuxPriorCwnd", "RecoverFS = cwnd at entry (Linux prior_cwnd)", BooleanValue(false),
+                              MakeBooleanAccessor(&PrrAttrRecovery::m_linuxPriorCwnd), MakeBooleanChecker())
+                .AddAttribute("LinuxPackets", "sndcnt in whole packets, SSRB on SND.UNA advance (Linux)",
+                              BooleanValue(false), MakeBooleanAccessor(&PrrAttrRecovery::m_linuxPackets),
+                              MakeBooleanChecker());
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "PrrAttrRecovery";
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t, uint32_t deliveredBytes) override
+    {
+        m_prrOut = 0;
+        m_prrDelivered = 0;
+        m_recoveryFlightSize = std::max<uint32_t>(m_linuxPriorCwnd ? tcb->m_cWnd : tcb->m_bytesInFlight, 1);
+        DoRecovery(tcb, deliveredBytes, true);
+    }
+
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override
+    {
+        if (deliveredBytes == 0)
+        {
+            return;
+        }
+        m_prrDelivered += deliveredBytes;
+        if (m_linuxPackets)
+        {
+            // tcp_cwnd_reduction, in packets (delivered and sent data are whole segments here)
+            const int64_t mss = tcb->m_segmentSize;
+            const int64_t pipe = (int64_t(tcb->m_bytesInFlight) + mss - 1) / mss;
+            const int64_t ssthresh = tcb->m_ssThresh / mss;
+            const int64_t delivered = (m_prrDelivered + mss - 1) / mss;
+            const int64_t out = (m_prrOut + mss - 1) / mss;
+            const int64_t newly = (deliveredBytes + mss - 1) / mss;
+            const int64_t prior = std::max<int64_t>(m_recoveryFlightSize / mss, 1);
+            const int64_t delta = ssthresh - pipe;
+            int64_t sndcnt;
+            if (delta < 0)
+            {
+                sndcnt = (ssthresh * delivered + prior - 1) / prior - out;
+            }
+            else
+            {
+                sndcnt = std::max<int64_t>(delivered - out, newly);
+                if (!isDupAck)
+                {
+                    sndcnt++;
+                }
+                sndcnt = std::min(delta, sndcnt);
+            }
+            sndcnt = std::max<int64_t>(sndcnt, out ? 0 : 1);
+            tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>((pipe + sndcnt) * mss, 0));
+            tcb->m_cWndInfl = tcb->m_cWnd;
+            return;
+        }
+        // PrrSackRecovery::DoRecovery, line for line
+        const int64_t pipe = tcb->m_bytesInFlight;
+        const int64_t ssthresh = tcb->m_ssThresh;
+        int64_t sendCount;
+        if (pipe > ssthresh)
+        {
+            const uint64_t dividend = static_cast<uint64_t>(m_prrDelivered) * ssthresh;
+            sendCount = static_cast<int64_t>((dividend + m_recoveryFlightSize - 1) / m_recoveryFlightSize) -
+                        static_cast<int64_t>(m_prrOut);
+        }
+        else
+        {
+            int64_t limit = std::max<int64_t>(static_cast<int64_t>(m_prrDelivered) - m_prrOut, deliveredBytes);
+            if (tcb->m_isRetransDataAcked)
+            {
+                limit += tcb->m_segmentSize;
+            }
+            sendCount = std::min<int64_t>(limit, ssthresh - pipe);
+        }
+        sendCount = std::max<int64_t>(sendCount, m_prrOut > 0 ? 0 : tcb->m_segmentSize);
+        tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(pipe + sendCount, 0));
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override
+    {
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void UpdateBytesSent(uint32_t bytesSent) override
+    {
+        m_prrOut += bytesSent;
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<PrrAttrRecovery>(this);
+    }
+
+  private:
+    bool m_linuxPriorCwnd{false};
+    bool m_linuxPackets{false};
+    uint32_t m_prrDelivered = 0;
+    uint32_t m_prrOut = 0;
+    uint32_t m_recoveryFlightSize = 1;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(PrrAttrRecovery);
+
 } // namespace ns3
+
+// QDISC_ATTR_PRR=1: the recovery type becomes PrrAttrRecovery (build_attr.sh calls this just after
+// qdisc.cc's SetCcsimTcpDefaults, which sets --recovery's type; the grid uses prr-sack).
+inline void
+QdiscAttrRecovery()
+{
+    const char* t = std::getenv("QDISC_ATTR_PRR");
+    if (t && std::string(t) == "1")
+    {
+        ns3::Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                                ns3::TypeIdValue(ns3::TypeId::LookupByName("ns3::PrrAttrRecovery")));
+    }
+}
 
 // The PIE queue disc qdisc.cc installs (build_attr.sh substitutes this for "ns3::PieQueueDisc").
 inline std::string

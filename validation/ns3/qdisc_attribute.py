@@ -45,8 +45,24 @@ made on one side (both-* experiments: one on each side):
                     recovery the window grows by the segments that ACK newly delivered, as
                     Linux tcp_ack / tcp_cong_control (ns-3 counts those SACKed during the recovery)
   ns3-exit          LinuxExitAcked alone (stock queue discs)
+  ns3-fq-mtu-exit-prr-private  ns3-fq-mtu-exit with qdisc_attr.h's PrrAttrRecovery, no switch (a
+                    check: identical to the grid's prr-sack recovery)
+  ns3-fq-mtu-exit-ssthresh  ... with TcpLinuxRenoAttr's LinuxSsthreshPkts (tcp_reno_ssthresh:
+                    whole packets; ns-3 halves the byte window, e.g. 3.25 packets)
+  ns3-fq-mtu-exit-congavoid ... with LinuxCongAvoid (tcp_reno_cong_avoid: the cwnd-limited test in
+                    slow start too, the slow-start leftover to the additive increase)
+  ns3-fq-mtu-exit-cwndcnt   ... with LinuxCwndCnt (the additive-increase counter cleared when a
+                    reduction starts, as Linux's snd_cwnd_cnt; ns-3's m_cWndCnt carries over)
+  ns3-fq-mtu-exit-cubic-cwndcnt  ns3-fq-mtu-exit with TcpCubicAttr's LinuxCwndCnt (CUBIC points)
+  ns3-fq-mtu-exit-priorcwnd ... with PrrAttrRecovery's LinuxPriorCwnd (RecoverFS = the window at
+                    entry, tcp_init_cwnd_reduction's prior_cwnd; ns-3: the pipe)
+  ns3-fq-mtu-exit-prrpkts   ... with LinuxPackets (tcp_cwnd_reduction in whole packets, SSRB on
+                    SND.UNA advance)
+  ns3-fq-mtu-exit-prr-linux both PRR switches; ns3-fq-mtu-exit-all: all four
   both-fq-mtu-exit-target  ns3-fq-mtu-exit against ccsim-target-pkt (both sides changed)
   both-fq-mtu-exit-rack  ns3-fq-mtu-exit against ccsim with [tcp] recovery = "rack" (both changed)
+  ns3-cwndcnt       LinuxCwndCnt alone (stock queue discs, NewReno points; cause Q7)
+  ns3-exit-cwndcnt  LinuxExitAcked and LinuxCwndCnt (Q6 and Q7)
   ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
   ns3-fq-linux      that FQ-CoDel with all three
   (the ns3-pie-*, -rto-*, -codel-* and -fq-* experiments need bench/ns3/build/qdisc_attr:
@@ -168,6 +184,13 @@ def _private(env: dict[str, str], extra: list[str], **kw: Any) -> dict[str, Any]
     return {"side": "ns3", "ns3": lambda p: list(extra), "env": env, "bin": "qdisc_attr", **kw}
 
 
+def _fq_exit(env: dict[str, str], extra: list[str]) -> dict[str, Any]:
+    """ns3-fq-mtu-exit (Q5 and Q6) with one more change on the NewReno sender (`extra`, `env`)."""
+    return _private(
+        {**CODEL_LINUX, **RTO_CC, **env}, [f"{LFQ}LinuxMtuBacklog=true", *EXIT_LINUX, *extra], qdiscs={"fq_codel"}, ccs={"newreno"}
+    )
+
+
 EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ccsim-target-pkt": {"side": "ccsim", "qdiscs": {"codel", "fq_codel", "pie"}, "ccsim": ccsim_target_pkt},
     "ns3-target-pkt": {"side": "ns3", "qdiscs": {"codel", "fq_codel", "pie"}, "ns3": ns3_target_pkt},
@@ -221,6 +244,37 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
         {**CODEL_LINUX, **RTO_CC}, [f"{LFQ}LinuxMtuBacklog=true", *EXIT_LINUX], qdiscs={"fq_codel"}, ccs={"cubic", "newreno"}
     ),
     "ns3-exit": _private(RTO_CC, EXIT_LINUX, ccs={"cubic", "newreno"}),
+    # Q7: TcpLinuxRenoAttr's LinuxCwndCnt (the additive-increase counter cleared when a reduction
+    # starts, Linux tcp_init_cwnd_reduction), alone and with Q6 (stock queue discs, NewReno only)
+    "ns3-cwndcnt": _private(RTO_CC, ["--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"], ccs={"newreno"}),
+    "ns3-exit-cwndcnt": _private(RTO_CC, [*EXIT_LINUX, "--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"], ccs={"newreno"}),
+    # the NewReno x4 1 ms residual after Q5 and Q6: one more Linux behaviour of the sender each
+    # (qdisc_attr.h's TcpLinuxRenoAttr switches and its PrrAttrRecovery, QDISC_ATTR_PRR=1)
+    "ns3-fq-mtu-exit-prr-private": _fq_exit({"QDISC_ATTR_PRR": "1"}, []),
+    "ns3-fq-mtu-exit-ssthresh": _fq_exit({}, ["--ns3::TcpLinuxRenoAttr::LinuxSsthreshPkts=true"]),
+    "ns3-fq-mtu-exit-congavoid": _fq_exit({}, ["--ns3::TcpLinuxRenoAttr::LinuxCongAvoid=true"]),
+    "ns3-fq-mtu-exit-cwndcnt": _fq_exit({}, ["--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"]),
+    "ns3-fq-mtu-exit-cubic-cwndcnt": _private(
+        {**CODEL_LINUX, **RTO_CC},
+        [f"{LFQ}LinuxMtuBacklog=true", *EXIT_LINUX, "--ns3::TcpCubicAttr::LinuxCwndCnt=true"],
+        qdiscs={"fq_codel"},
+        ccs={"cubic"},
+    ),
+    "ns3-fq-mtu-exit-priorcwnd": _fq_exit({"QDISC_ATTR_PRR": "1"}, ["--ns3::PrrAttrRecovery::LinuxPriorCwnd=true"]),
+    "ns3-fq-mtu-exit-prrpkts": _fq_exit({"QDISC_ATTR_PRR": "1"}, ["--ns3::PrrAttrRecovery::LinuxPackets=true"]),
+    "ns3-fq-mtu-exit-prr-linux": _fq_exit(
+        {"QDISC_ATTR_PRR": "1"}, ["--ns3::PrrAttrRecovery::LinuxPriorCwnd=true", "--ns3::PrrAttrRecovery::LinuxPackets=true"]
+    ),
+    "ns3-fq-mtu-exit-all": _fq_exit(
+        {"QDISC_ATTR_PRR": "1"},
+        [
+            "--ns3::PrrAttrRecovery::LinuxPriorCwnd=true",
+            "--ns3::PrrAttrRecovery::LinuxPackets=true",
+            "--ns3::TcpLinuxRenoAttr::LinuxSsthreshPkts=true",
+            "--ns3::TcpLinuxRenoAttr::LinuxCongAvoid=true",
+            "--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true",
+        ],
+    ),
     # both sides changed: ns3-fq-mtu-exit against ccsim-target-pkt (Q1's set-up difference taken
     # out on ccsim's side: its CoDel target raised by the packet time ns-3's AQM does not see)
     # ns3-fq-mtu-exit against ccsim with RACK loss detection ([tcp] recovery = "rack", Linux's default)
