@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build ccsim's wired ns-3 programs: the ns-3 half of the speed benchmark and of the dumbbell
-# validation (bench/ns3/dumbbell.cc), its copy with an address plan beyond 254 flows
+# validation (bench/ns3/dumbbell.cc), the same program with an address plan beyond 254 flows
 # (bench/ns3/dumbbell_many.cc, for bench/scale_ns3.py), the parking-lot validation program
 # (validation/ns3/parking_lot.cc) and the queue-discipline / ECN validation program
 # (validation/ns3/qdisc.cc).
@@ -26,8 +26,10 @@ source "$HERE/ns3-wheel.sh"
 NS3_DEPS=("$HERE/ccsim-tcp.h")
 ns3_compile bench/ns3/build.sh "$HERE/dumbbell.cc" "$HERE/build/dumbbell" "$HERE/build.sh" \
     core network internet point-to-point applications traffic-control
+NS3_DEPS=("$HERE/ccsim-tcp.h" "$HERE/dumbbell.cc") # dumbbell_many.cc is dumbbell.cc with DUMBBELL_MANY
 ns3_compile bench/ns3/build.sh "$HERE/dumbbell_many.cc" "$HERE/build/dumbbell_many" "$HERE/build.sh" \
     core network internet point-to-point applications traffic-control
+NS3_DEPS=("$HERE/ccsim-tcp.h")
 VALIDATION="$(cd "$HERE/../../validation/ns3" && pwd)"
 ns3_compile bench/ns3/build.sh "$VALIDATION/parking_lot.cc" "$HERE/build/parking_lot" "$HERE/build.sh" \
     core network internet point-to-point applications traffic-control

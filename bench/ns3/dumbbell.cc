@@ -64,6 +64,16 @@
 
 #include "ccsim-tcp.h" // FlowTracer, PrrSackRecovery, LinuxRateSampler, ... (shared with parking_lot.cc)
 
+// bench/ns3/dumbbell_many.cc compiles this file with DUMBBELL_MANY defined: sender i's access
+// link then gets the /30 subnet 10.128.0.0 + 4 i (up to 2,097,152 flows) instead of
+// 10.1.(i + 1).0/24 (at most 254), and the output adds run_cpu_seconds. Nothing else differs.
+#ifdef DUMBBELL_MANY
+#define PROG "dumbbell_many"
+#include <time.h> // clock_gettime(CLOCK_PROCESS_CPUTIME_ID)
+#else
+#define PROG "dumbbell"
+#endif
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -198,32 +208,39 @@ main(int argc, char* argv[])
     std::vector<std::string> ccs = SplitCommaList(ccList);
     if (ccs.empty())
     {
-        std::cerr << "dumbbell: --cc needs at least one flow\n";
+        std::cerr << PROG ": --cc needs at least one flow\n";
         return 2;
     }
     for (const auto& cc : ccs)
     {
         if (CcTypeName(cc).empty())
         {
-            std::cerr << "dumbbell: unknown congestion control '" << cc
+            std::cerr << PROG ": unknown congestion control '" << cc
                       << "' (newreno|cubic|bbr|linuxreno|newreno-flightsize)\n";
             return 2;
         }
     }
     const uint32_t nFlows = ccs.size();
+#ifdef DUMBBELL_MANY
+    if (nFlows > (1u << 21))
+    {
+        std::cerr << PROG ": at most 2097152 flows (10.128.0.0/9 in /30 subnets)\n";
+        return 2;
+    }
+#endif
     if (rateSampler != "ns3" && rateSampler != "linux")
     {
-        std::cerr << "dumbbell: --rateSampler must be ns3 or linux\n";
+        std::cerr << PROG ": --rateSampler must be ns3 or linux\n";
         return 2;
     }
     if (recovery != "prr" && recovery != "classic" && recovery != "prr-sack")
     {
-        std::cerr << "dumbbell: --recovery must be prr, classic or prr-sack\n";
+        std::cerr << PROG ": --recovery must be prr, classic or prr-sack\n";
         return 2;
     }
     if (rateSampler == "linux" && !flowStats)
     {
-        std::cerr << "dumbbell: --rateSampler=linux needs --flowStats=1\n";
+        std::cerr << PROG ": --rateSampler=linux needs --flowStats=1\n";
         return 2;
     }
 
@@ -287,9 +304,13 @@ main(int argc, char* argv[])
     Ipv4AddressHelper addr;
     for (uint32_t i = 0; i < nFlows; ++i)
     {
+#ifdef DUMBBELL_MANY
+        addr.SetBase(Ipv4Address(Ipv4Address("10.128.0.0").Get() + 4 * i), "255.255.255.252");
+#else
         std::ostringstream net;
         net << "10.1." << i + 1 << ".0";
         addr.SetBase(net.str().c_str(), "255.255.255.0");
+#endif
         addr.Assign(accessDevs[i]);
     }
     addr.SetBase("10.2.1.0", "255.255.255.0");
@@ -360,8 +381,19 @@ main(int argc, char* argv[])
 
     Simulator::Stop(Seconds(duration));
 
+#ifdef DUMBBELL_MANY
+    timespec cpu0{};
+    timespec cpu1{};
+#endif
     auto tRun0 = std::chrono::steady_clock::now();
+#ifdef DUMBBELL_MANY
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
+#endif
     Simulator::Run();
+#ifdef DUMBBELL_MANY
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
+    const double runCpu = (cpu1.tv_sec - cpu0.tv_sec) + (cpu1.tv_nsec - cpu0.tv_nsec) * 1e-9;
+#endif
     auto tRun1 = std::chrono::steady_clock::now();
 
     const double wall = std::chrono::duration<double>(tRun1 - tRun0).count();
@@ -452,6 +484,9 @@ main(int argc, char* argv[])
     js << ",\"wall_seconds\":" << wall;
     js << ",\"setup_seconds\":" << setupWall;
     js << ",\"peak_rss_mb\":" << PeakRssMb();
+#ifdef DUMBBELL_MANY
+    js << ",\"run_cpu_seconds\":" << runCpu;
+#endif
     js << "}";
 
     Simulator::Destroy();

@@ -1574,7 +1574,7 @@ impl Sim {
                 }
                 let which = if ids.len() == 1 { "flow" } else { "flows" };
                 format!(
-                    "{which} {}: {cc} needs ECN but [tcp] ecn is false, so it runs without it as Linux does when ECN is not negotiated (dctcp: as Reno)",
+                    "{which} {}: {cc} needs ECN but [tcp] ecn is false, so it runs without it as Linux does when ECN is not negotiated ({cc}: as Reno)",
                     shown.join(", ")
                 )
             })
