@@ -200,10 +200,13 @@ pub struct FqCodel {
     /// packet). The hash is a pure function of the flow id, so this only saves computing it
     /// and looking up `index` for every packet; it grows with the highest id seen.
     by_flow: Vec<u32>,
+    /// For higher ids (a workload's flows): the last such arrival's id and queue position, as
+    /// their packets come in bursts.
+    last_high: Option<(u32, u32)>,
 }
 
-/// Flow ids whose queue position [`FqCodel`] remembers (4 bytes each, at most 256 KB); higher
-/// ids are hashed on every packet.
+/// Flow ids whose queue position [`FqCodel`] remembers (4 bytes each, at most 256 KB); for
+/// higher ids it remembers the last one.
 const MEMO_FLOWS: usize = 1 << 16;
 
 /// One flow queue and the discipline's totals as a [`CodelSource`] (`dequeue_func`).
@@ -249,6 +252,7 @@ impl FqCodel {
             new_flow_count: 0,
             drop_overlimit: 0,
             by_flow: Vec::new(),
+            last_high: None,
         }
     }
 
@@ -281,18 +285,26 @@ impl FqCodel {
         self.index[b as usize] as usize
     }
 
-    /// The position of flow id `flow`'s queue (hashed), remembered in `by_flow` when the id is
-    /// below [`MEMO_FLOWS`].
-    #[cold]
+    /// The position of flow id `flow`'s queue when `by_flow` does not have it: hashed, then
+    /// remembered in `by_flow` (ids below [`MEMO_FLOWS`]) or as the last high id.
     #[inline(never)]
-    fn first_of_flow(&mut self, flow: u32) -> usize {
-        let pos = self.flow_of(self.bucket(flow));
+    fn position_of(&mut self, flow: u32) -> usize {
         let id = flow as usize;
+        if id >= MEMO_FLOWS {
+            if let Some((f, pos)) = self.last_high {
+                if f == flow {
+                    return pos as usize;
+                }
+            }
+        }
+        let pos = self.flow_of(self.bucket(flow));
         if id < MEMO_FLOWS {
             if self.by_flow.len() <= id {
                 self.by_flow.resize(id + 1, NONE);
             }
             self.by_flow[id] = pos as u32;
+        } else {
+            self.last_high = Some((flow, pos as u32));
         }
         pos
     }
@@ -335,7 +347,7 @@ impl Qdisc for FqCodel {
     fn enqueue(&mut self, p: Queued, _now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         let pos = match self.by_flow.get(p.r.flow as usize) {
             Some(&pos) if pos != NONE => pos as usize,
-            _ => self.first_of_flow(p.r.flow),
+            _ => self.position_of(p.r.flow),
         };
         let quantum = self.quantum;
         let f = &mut self.flows[pos];
@@ -455,6 +467,27 @@ mod tests {
         // The perturbation moves flows: 0x12345678 puts them elsewhere.
         let q = FqCodel::new(CodelParams::new(5 * MS, 100 * MS, 1514, false), 1024, 1514, 10240, 0x1234_5678);
         assert_eq!((0..6).map(|f| q.bucket(f)).collect::<Vec<_>>(), vec![972, 137, 31, 505, 325, 998]);
+    }
+
+    #[test]
+    fn low_and_high_flow_ids_find_the_queue_of_their_bucket() {
+        // Ids below MEMO_FLOWS are remembered per id, higher ones (a workload's) as the last
+        // one; either way a flow's packets share the queue of its bucket, and two flows share
+        // a queue only if their buckets are equal.
+        let mut q = fq(1514, 10240);
+        let (h1, h2) = ((1u32 << 31) | 7, (1u32 << 31) | 8);
+        assert_ne!(q.bucket(h1), q.bucket(h2));
+        let ids = [A, h1, h1, h2, A, h1, B, h2];
+        for (slot, &f) in ids.iter().enumerate() {
+            q.enqueue(pkt(f, slot as u32, 100), 0, &mut Vec::new()).unwrap();
+        }
+        // Four queues (A, h1, h2, B), each holding its own flow's packets.
+        assert_eq!(q.flows.len(), 4);
+        for f in &q.flows {
+            let owners: Vec<u32> = f.q.iter().map(|p| ids[p.r.slot as usize]).collect();
+            assert!(owners.iter().all(|&o| q.bucket(o) == f.bucket), "{owners:?}");
+        }
+        assert_eq!(q.flows.iter().map(|f| f.q.len()).collect::<Vec<_>>(), vec![2, 3, 2, 1]);
     }
 
     #[test]
