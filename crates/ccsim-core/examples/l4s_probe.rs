@@ -77,7 +77,7 @@ impl Qdisc for Probe {
         match &mut self.inner {
             Inner::Dual(d) => d.enqueue(p, now, dropped),
             Inner::Fixed { q, bytes, .. } => {
-                *bytes += p.r.bytes as u64;
+                *bytes += p.r.bytes() as u64;
                 q.push_back(p);
                 Ok(())
             }
@@ -97,14 +97,14 @@ impl Qdisc for Probe {
             Inner::Fixed { q, bytes, p, classic_only, rng, marks } => {
                 let mut out = None;
                 while let Some(mut pk) = q.pop_front() {
-                    *bytes -= pk.r.bytes as u64;
-                    let hit = !(*classic_only && pk.r.ecn != Ecn::NotEct) && rng.gen::<f64>() < *p;
+                    *bytes -= pk.r.bytes() as u64;
+                    let hit = !(*classic_only && pk.r.ecn() != Ecn::NotEct) && rng.gen::<f64>() < *p;
                     if hit {
-                        if pk.r.ecn == Ecn::NotEct {
+                        if pk.r.ecn() == Ecn::NotEct {
                             dropped.push((pk, DropCause::Aqm));
                             continue;
                         }
-                        pk.r.ecn = Ecn::Ce;
+                        pk.r.set_ecn(Ecn::Ce);
                         *marks += 1;
                     }
                     out = Some(pk);
@@ -118,23 +118,23 @@ impl Qdisc for Probe {
         if c.on {
             c.step_marks += step;
             for (pk, _) in &dropped[before..] {
-                if pk.r.ack {
+                if pk.r.ack() {
                     continue;
                 }
-                let k = class(pk.r.ecn);
+                let k = class(pk.r.ecn());
                 c.pkts[k] += 1;
                 c.dropped[k] += 1;
                 c.prob_sum[k] += prob;
                 c.prob2_sum[k] += prob * prob;
             }
             if let Some(pk) = &out {
-                if !pk.r.ack {
-                    let k = class(pk.r.ecn);
+                if !pk.r.ack() {
+                    let k = class(pk.r.ecn());
                     c.pkts[k] += 1;
                     c.prob_sum[k] += prob;
                     c.prob2_sum[k] += prob * prob;
                     c.sojourn_sum[k] += (now - pk.arrived) as f64;
-                    if pk.r.ecn == Ecn::Ce {
+                    if pk.r.ecn() == Ecn::Ce {
                         c.marked[k] += 1;
                     }
                 }
@@ -263,7 +263,7 @@ fn main() {
         let mut c = counts.lock().unwrap();
         let mut hd = [0u64; 2];
         for k in 0..2 {
-            if let Some(h) = pk.iter().find(|p| class(p.r.ecn) == k && !p.r.ack) {
+            if let Some(h) = pk.iter().find(|p| class(p.r.ecn()) == k && !p.r.ack()) {
                 hd[k] = t - h.arrived;
                 c.head[k] += hd[k] as f64;
             }

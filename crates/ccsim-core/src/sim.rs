@@ -699,9 +699,9 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn record(&mut self, c: u32, t: Time, r: Routed) {
-        let pkt = self.net.packets.get(r.slot);
+        let pkt = self.net.packets.get(r.slot());
         if let Some(caps) = self.captures.as_mut() {
-            caps.record(c, t, pkt, r.ecn);
+            caps.record(c, t, pkt, r.ecn());
         }
     }
 
@@ -825,7 +825,7 @@ impl Sim {
                 }
                 if dir.lose_at(now) {
                     dir.link.stats.random_losses += 1;
-                    self.net.packets.discard(r.slot);
+                    self.net.packets.discard(r.slot());
                 } else {
                     self.forward(r.next());
                 }
@@ -890,18 +890,18 @@ impl Sim {
         }
     }
 
-    /// Move a packet onto hop `r.hop` of its flow's route, or hand it to the flow's receiver
+    /// Move a packet onto hop `r.hop()` of its flow's route, or hand it to the flow's receiver
     /// (data) or sender (ACKs) at the end of the route.
     fn forward(&mut self, mut r: Routed) {
-        if r.hop == Routed::AT_END {
+        if r.hop() == Routed::AT_END {
             return self.route_end(r);
         }
-        let route = self.route_of(r.flow, r.ack);
-        let hop = route.hop(r.hop as usize);
+        let route = self.route_of(r.flow(), r.ack());
+        let hop = route.hop(r.hop() as usize);
         // A frame's hop index is read again on the medium (station_arrive): only a wired last
         // hop is marked.
-        if matches!(hop, Some(Hop::Dir(_) | Hop::Seg(_))) && r.hop as usize + 1 == route.len() {
-            r.hop = Routed::ON_LAST;
+        if matches!(hop, Some(Hop::Dir(_) | Hop::Seg(_))) && r.hop() as usize + 1 == route.len() {
+            r.set_hop(Routed::ON_LAST);
         }
         match hop {
             Some(Hop::Dir(d)) => self.offer(d, r),
@@ -915,7 +915,7 @@ impl Sim {
     /// wired link), to cross the medium to station `to`: it becomes a frame of the medium and
     /// enters the station's IP layer.
     fn air_enter(&mut self, m: usize, from: usize, to: usize, r: Routed) {
-        let pkt = self.net.packets.take(r.slot);
+        let pkt = self.net.packets.take(r.slot());
         let frame = self.net.media[m].frame(r, pkt, to);
         self.station_input(m, from, frame);
     }
@@ -935,22 +935,22 @@ impl Sim {
     fn station_arrive(&mut self, m: usize, k: usize, frame: Frame) {
         let now = self.now;
         let mut r = frame.r;
-        let route = self.route_of(r.flow, r.ack);
+        let route = self.route_of(r.flow(), r.ack());
         let leaving_from_k = |h: Option<Hop>| match h {
             Some(Hop::Air { medium, from, to }) if medium as usize == m && from as usize == k => Some(to),
             _ => None,
         };
-        let to = match leaving_from_k(route.hop(r.hop as usize)) {
+        let to = match leaving_from_k(route.hop(r.hop() as usize)) {
             Some(to) => Some(to),
             None => {
                 r = r.next();
-                leaving_from_k(route.hop(r.hop as usize))
+                leaving_from_k(route.hop(r.hop() as usize))
             }
         };
         match to {
             Some(to) => self.net.media[m].enqueue(&mut Cx { now, q: &mut self.q }, k, Frame { to, r, ..frame }),
             None => {
-                r.slot = self.net.packets.put(frame.pkt);
+                r.set_slot(self.net.packets.put(frame.pkt));
                 self.forward(r)
             }
         }
@@ -1022,13 +1022,13 @@ impl Sim {
 
     /// A packet at the end of its route: data to the flow's receiver, an ACK to its sender.
     fn route_end(&mut self, r: Routed) {
-        match self.net.packets.take(r.slot) {
+        match self.net.packets.take(r.slot()) {
             Packet::Data(mut pkt) => {
                 if pkt.flow >= DYN && !self.live.contains_key(&pkt.flow) {
                     return; // a finished workload flow's straggler
                 }
                 // The ECN field as the network left it (a queue may have set CE on the handle).
-                pkt.ecn = r.ecn;
+                pkt.ecn = r.ecn();
                 self.data_arrives(&pkt)
             }
             Packet::Ack(ack) => self.ack_arrives(&ack),
@@ -1051,7 +1051,7 @@ impl Sim {
         if dir.slot.is_some() {
             return self.slot_offer(d, r);
         }
-        match dir.link.offer(r, r.bytes, now) {
+        match dir.link.offer(r, r.bytes(), now) {
             Offer::Accepted { queue_delay, head_arrival } => {
                 // Queueing delay of the packets whose service starts within the run.
                 if now + queue_delay <= self.end {
@@ -1062,7 +1062,7 @@ impl Sim {
                     self.q.schedule(at, Event::LinkArrive(d));
                 }
             }
-            Offer::Dropped => self.net.packets.discard(r.slot),
+            Offer::Dropped => self.net.packets.discard(r.slot()),
         }
     }
 
@@ -1093,7 +1093,7 @@ impl Sim {
                     seg.lost[k] += 1;
                     seg.line.packets_in += 1;
                     seg.line.losses += 1;
-                    packets.discard(r.slot);
+                    packets.discard(r.slot());
                     return;
                 }
             }
@@ -1249,7 +1249,7 @@ impl Sim {
         let end = fl.ended_at.unwrap_or(self.end).min(fl.stop).max(fl.start);
         let secs = to_secs(end - fl.start).max(1e-9);
         let in_flight = self.net.packets.live().filter(|p| matches!(p, Packet::Udp(d) if d.flow == i as u32)).count() as u64
-            + self.net.media.iter().flat_map(|m| m.held()).filter(|fr| fr.r.flow == i as u32 && !fr.r.ack).count() as u64;
+            + self.net.media.iter().flat_map(|m| m.held()).filter(|fr| fr.r.flow() == i as u32 && !fr.r.ack()).count() as u64;
         FlowSummary {
             id: i as u32,
             group: 0,
@@ -1392,7 +1392,7 @@ impl Sim {
             };
             // Packets still queued in a station (interface queue or host backlog) at the end are
             // in flight, not lost.
-            let in_flight = self.net.media.iter().flat_map(|m| m.held()).filter(|fr| fr.r.flow == i as u32 && !fr.r.ack).count() as u64;
+            let in_flight = self.net.media.iter().flat_map(|m| m.held()).filter(|fr| fr.r.flow() == i as u32 && !fr.r.ack()).count() as u64;
             let lost = sent.saturating_sub(received).saturating_sub(in_flight);
             flows.push(WFlowSummary {
                 id: i as u32,

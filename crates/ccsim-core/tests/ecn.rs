@@ -28,8 +28,8 @@ fn step_marker(k: usize) -> Box<dyn Qdisc> {
 
 impl Qdisc for StepMarker {
     fn enqueue(&mut self, mut p: Queued, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
-        if p.r.ecn.capable() && self.q.len() >= self.k && p.r.ecn != Ecn::Ce {
-            p.r.ecn = Ecn::Ce;
+        if p.r.ecn().capable() && self.q.len() >= self.k && p.r.ecn() != Ecn::Ce {
+            p.r.set_ecn(Ecn::Ce);
             self.marks += 1;
         }
         self.q.push(p);

@@ -7,7 +7,7 @@
 
 use crate::time::Time;
 use std::cell::Cell;
-use std::collections::VecDeque;
+use super::ring::Ring;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
@@ -99,7 +99,7 @@ pub struct EventQueue<E = Event> {
     heap: Heap4<E>,
     /// The store of a queue made for many pending events.
     radix: Option<Box<Radix<E>>>,
-    now_fifo: VecDeque<E>,
+    now_fifo: Ring<E>,
     /// One entry kept beside the heap ([`EventQueue::schedule_soon`]), and its time
     /// (`Time::MAX` when there is none: then every heap entry comes first with one comparison).
     soon: Option<Entry<E>>,
@@ -111,7 +111,7 @@ pub struct EventQueue<E = Event> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: None, now_fifo: VecDeque::new(), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: None, now_fifo: Ring::new(), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
     }
 }
 
@@ -127,12 +127,12 @@ impl<E: Copy> EventQueue<E> {
 
     /// A queue on a 4-ary heap with room for `n` pending events.
     pub fn heap(n: usize) -> Self {
-        EventQueue { heap: Heap4 { heap: Vec::with_capacity(n + ARITY), n: 0 }, radix: None, now_fifo: VecDeque::with_capacity(16), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::with_capacity(n + ARITY), n: 0 }, radix: None, now_fifo: Ring::with_capacity(16), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
     }
 
     /// A queue on a radix queue.
     pub fn radix() -> Self {
-        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: Some(Box::new(Radix::new())), now_fifo: VecDeque::with_capacity(16), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
+        EventQueue { heap: Heap4 { heap: Vec::new(), n: 0 }, radix: Some(Box::new(Radix::new())), now_fifo: Ring::with_capacity(16), soon: None, soon_time: Time::MAX, now: 0, seq: 0 }
     }
 
     #[inline]

@@ -11,7 +11,7 @@
 
 use super::shape::{RateShape, Steps};
 use crate::time::{tx_time, Time};
-use std::collections::VecDeque;
+use crate::engine::ring::Ring;
 
 /// What varies over time on a direction (see [`crate::net::shape`]); a constant direction has
 /// none and takes the fast path.
@@ -94,7 +94,7 @@ pub struct Link<T> {
     pub varying: Option<Box<Varying>>,
     /// Serve as a FreeBSD Dummynet pipe, on a kernel tick (None: the exact link above).
     pub tick: Option<Box<TickPipe>>,
-    waiting: VecDeque<Waiting>,
+    waiting: Ring<Waiting>,
 }
 
 /// A FreeBSD Dummynet pipe's timing (ipfw `pipe N config bw R delay D`, FIFO scheduler), in
@@ -170,7 +170,7 @@ impl<T: Copy> Link<T> {
             delay,
             limit,
             free_at: 0,
-            waiting: VecDeque::new(),
+            waiting: Ring::new(),
             waiting_bytes: 0,
             wire: DelayLine::new(delay),
             stats: LinkStats::default(),
@@ -368,7 +368,7 @@ impl<T: Copy> Link<T> {
     pub fn finish_accounting(&mut self, end: Time) {
         self.stats.busy_time -= self.free_at.saturating_sub(end).min(self.stats.busy_time);
         self.expire(end);
-        for w in &self.waiting {
+        for w in self.waiting.iter() {
             self.stats.queue_area -= (w.start - w.arrival.max(end)) as u128;
         }
     }
@@ -387,7 +387,7 @@ impl<T: Copy> Link<T> {
 /// A pure delay line (the uncongested reverse path): FIFO, constant delay.
 pub struct DelayLine<T> {
     pub delay: Time,
-    pub line: VecDeque<(Time, T)>,
+    pub line: Ring<(Time, T)>,
     pub packets_in: u64,
     pub packets_out: u64,
     pub losses: u64,
@@ -395,7 +395,7 @@ pub struct DelayLine<T> {
 
 impl<T: Copy> DelayLine<T> {
     pub fn new(delay: Time) -> Self {
-        DelayLine { delay, line: VecDeque::new(), packets_in: 0, packets_out: 0, losses: 0 }
+        DelayLine { delay, line: Ring::new(), packets_in: 0, packets_out: 0, losses: 0 }
     }
 
     /// Returns the arrival time if the packet is the new head.

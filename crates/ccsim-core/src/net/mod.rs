@@ -107,32 +107,109 @@ impl Ecn {
 /// this 16-byte handle; the packet (up to 52 bytes: an ACK with three SACK blocks) is written
 /// once when it is sent and read once when it arrives. A queue marks congestion by setting
 /// `ecn` to [`Ecn::Ce`] on the handle; the receiver sees the field as it is at the route's end.
-#[derive(Debug, Clone, Copy)]
+///
+/// The fields are packed into two 64-bit words, read and written through methods: a struct of
+/// two integers is passed and returned in registers, where one of six fields went through
+/// memory at every call of the forwarding path, and a field written just before the whole
+/// handle was copied (a hop count, an ECN mark) made the copy wait for the store.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Routed {
-    pub flow: u32,
-    pub bytes: u32,
-    pub hop: u16,
-    /// An ACK (it follows the flow's ACK route), else data.
-    pub ack: bool,
-    /// The IP header's ECN field (copied from the packet when it is sent).
-    pub ecn: Ecn,
-    /// The packet's slot in the run's [`PacketStore`].
-    pub slot: u32,
+    /// `flow` (bits 0-31), `bytes` (32-63).
+    lo: u64,
+    /// `hop` (bits 0-15), `ack` (16), `ecn` (24-25), `slot` (32-63).
+    hi: u64,
 }
 
 const _: () = assert!(std::mem::size_of::<Routed>() == 16);
 
+impl std::fmt::Debug for Routed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Routed")
+            .field("flow", &self.flow())
+            .field("bytes", &self.bytes())
+            .field("hop", &self.hop())
+            .field("ack", &self.ack())
+            .field("ecn", &self.ecn())
+            .field("slot", &self.slot())
+            .finish()
+    }
+}
+
 impl Routed {
+    /// A handle from its fields.
+    #[inline(always)]
+    pub fn from_parts(flow: u32, bytes: u32, hop: u16, ack: bool, ecn: Ecn, slot: u32) -> Routed {
+        Routed { lo: flow as u64 | (bytes as u64) << 32, hi: hop as u64 | (ack as u64) << 16 | (ecn as u64) << 24 | (slot as u64) << 32 }
+    }
+
     /// A packet at the start of its route, kept in `store`.
     #[inline]
     pub fn new(pkt: Packet, store: &mut PacketStore) -> Routed {
-        Routed { flow: pkt.flow(), bytes: pkt.wire_bytes(), hop: 0, ack: matches!(pkt, Packet::Ack(_)), ecn: pkt.ecn(), slot: store.put(pkt) }
+        Routed::from_parts(pkt.flow(), pkt.wire_bytes(), 0, matches!(pkt, Packet::Ack(_)), pkt.ecn(), store.put(pkt))
+    }
+
+    /// The flow the packet belongs to.
+    #[inline(always)]
+    pub fn flow(self) -> u32 {
+        self.lo as u32
+    }
+
+    /// Its size on the wire.
+    #[inline(always)]
+    pub fn bytes(self) -> u32 {
+        (self.lo >> 32) as u32
+    }
+
+    /// The index of the hop of its route it is crossing (or [`Routed::ON_LAST`],
+    /// [`Routed::AT_END`]).
+    #[inline(always)]
+    pub fn hop(self) -> u16 {
+        self.hi as u16
+    }
+
+    /// An ACK (it follows the flow's ACK route), else data.
+    #[inline(always)]
+    pub fn ack(self) -> bool {
+        (self.hi >> 16) & 1 != 0
+    }
+
+    /// The IP header's ECN field (copied from the packet when it is sent).
+    #[inline(always)]
+    pub fn ecn(self) -> Ecn {
+        match (self.hi >> 24) & 3 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    /// The packet's slot in the run's [`PacketStore`].
+    #[inline(always)]
+    pub fn slot(self) -> u32 {
+        (self.hi >> 32) as u32
+    }
+
+    #[inline(always)]
+    pub fn set_hop(&mut self, hop: u16) {
+        self.hi = (self.hi & !0xffff) | hop as u64;
+    }
+
+    #[inline(always)]
+    pub fn set_ecn(&mut self, ecn: Ecn) {
+        self.hi = (self.hi & !(3 << 24)) | (ecn as u64) << 24;
+    }
+
+    #[inline(always)]
+    pub fn set_slot(&mut self, slot: u32) {
+        self.hi = (self.hi & 0xffff_ffff) | (slot as u64) << 32;
     }
 
     /// The same packet, one hop further.
-    #[inline]
+    #[inline(always)]
     pub fn next(self) -> Routed {
-        Routed { hop: self.hop + 1, ..self }
+        debug_assert!(self.hop() < Routed::AT_END, "a packet past the end of its route moved on");
+        Routed { hi: self.hi + 1, ..self }
     }
 
     /// `hop` of a packet crossing the last wired hop of its route (a link direction or a delay

@@ -128,11 +128,11 @@ impl LinkDir {
             && match self.link.limit {
                 QueueLimit::Unlimited => false,
                 QueueLimit::Packets(n) => slot.waiting as u64 >= n,
-                QueueLimit::Bytes(b) => slot.qdisc.bytes() + r.bytes as u64 > b,
+                QueueLimit::Bytes(b) => slot.qdisc.bytes() + r.bytes() as u64 > b,
             };
         if full {
             self.link.stats.drops += 1;
-            packets.discard(r.slot);
+            packets.discard(r.slot());
             return None;
         }
         Self::integrate(&mut self.link.stats, slot, now);
@@ -142,7 +142,7 @@ impl LinkDir {
         slot.take_dropped(packets);
         if let Err((p, cause)) = verdict {
             slot.count_drop(cause);
-            packets.discard(p.r.slot);
+            packets.discard(p.r.slot());
             // An idle link asks the discipline for a packet after every enqueue, as Linux's
             // qdisc_run does after dev_queue_xmit's enqueue: the (empty) dequeue is where a
             // discipline notes that the link is idle (RED's red_start_of_idle_period), so an
@@ -182,10 +182,10 @@ impl LinkDir {
         slot.in_service = Some(p.r);
         if self.link.varying.is_some() {
             // The end may be Time::MAX (a trailing outage): no event then.
-            let (_, end) = self.link.service(p.arrived, now, p.r.bytes);
+            let (_, end) = self.link.service(p.arrived, now, p.r.bytes());
             return (end != Time::MAX).then_some(end);
         }
-        let d = crate::time::tx_time(p.r.bytes as u64, self.link.rate_bps);
+        let d = crate::time::tx_time(p.r.bytes() as u64, self.link.rate_bps);
         self.link.stats.busy_time += d;
         self.link.free_at = now + d;
         Some(now + d)

@@ -143,7 +143,7 @@ impl CodelVars {
             return false;
         };
         self.ldelay = now.wrapping_sub(codel_time(p.arrived));
-        stats.maxpacket = stats.maxpacket.max(p.r.bytes);
+        stats.maxpacket = stats.maxpacket.max(p.r.bytes());
         if !after_eq(self.ldelay, params.target) || backlog <= params.mtu as u64 {
             // Went below: stay below for at least an interval.
             self.first_above_time = 0;
@@ -183,8 +183,8 @@ impl CodelVars {
                 while self.dropping && after_eq(now, self.drop_next) {
                     self.count = self.count.wrapping_add(1);
                     self.rec_inv_sqrt = newton_step(self.count, self.rec_inv_sqrt);
-                    if params.ecn && p.r.ecn.capable() {
-                        p.r.ecn = Ecn::Ce;
+                    if params.ecn && p.r.ecn().capable() {
+                        p.r.set_ecn(Ecn::Ce);
                         stats.ecn_mark += 1;
                         self.drop_next = control_law(self.drop_next, params.interval, self.rec_inv_sqrt);
                         return Some(p);
@@ -204,8 +204,8 @@ impl CodelVars {
                 }
             }
         } else if drop {
-            if params.ecn && p.r.ecn.capable() {
-                p.r.ecn = Ecn::Ce;
+            if params.ecn && p.r.ecn().capable() {
+                p.r.set_ecn(Ecn::Ce);
                 stats.ecn_mark += 1;
             } else {
                 dropped.push((p, DropCause::Aqm));
@@ -305,7 +305,7 @@ mod tests {
     use crate::time::MS;
 
     fn pkt(slot: u32, bytes: u32, arrived: Time, ecn: Ecn) -> Queued {
-        Queued { r: Routed { flow: 0, bytes, hop: 0, ack: false, ecn, slot }, arrived }
+        Queued { r: Routed::from_parts(0, bytes, 0, false, ecn, slot), arrived }
     }
 
     /// target 5 ms, interval 100 ms, limit 10000, MTU 1514.
@@ -391,7 +391,7 @@ mod tests {
         assert!(c.vars.dropping);
         // 1000 delivered, 28 dropped: the queue holds the rest.
         assert_eq!((out.len(), c.len(), c.bytes()), (1000, 3000 - 1028, 1_972_000));
-        assert!(out.iter().all(|p| p.r.ecn == Ecn::NotEct));
+        assert!(out.iter().all(|p| p.r.ecn() == Ecn::NotEct));
     }
 
     #[test]
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(events, SCHEDULE.to_vec());
         assert_eq!((c.stats.drop_count, c.marks()), (0, 28));
         // Every dequeue delivered the head packet; the marked ones carry CE.
-        let marked: Vec<u32> = out.iter().filter(|p| p.r.ecn == Ecn::Ce).map(|p| p.r.slot).collect();
+        let marked: Vec<u32> = out.iter().filter(|p| p.r.ecn() == Ecn::Ce).map(|p| p.r.slot()).collect();
         let expect: Vec<u32> = SCHEDULE.iter().map(|&(ms, _, _)| ms as u32 - 1).collect();
         assert_eq!(marked, expect);
         assert_eq!(c.len(), 2000);
@@ -435,21 +435,21 @@ mod tests {
         }
         let mut d = Vec::new();
         // 5 ms: sojourn 4882 >= target: first_above_time = 4882 + 97656.
-        assert_eq!(c.dequeue(5 * MS, &mut d).unwrap().r.slot, 0);
+        assert_eq!(c.dequeue(5 * MS, &mut d).unwrap().r.slot(), 0);
         assert_eq!((c.vars.first_above_time, c.vars.dropping, d.len()), (102_538, false, 0));
         // 105 ms (102539): drop packet 1, deliver 2, enter dropping with count 1.
-        assert_eq!(c.dequeue(105 * MS, &mut d).unwrap().r.slot, 2);
-        assert_eq!(d.iter().map(|(p, cause)| (p.r.slot, *cause)).collect::<Vec<_>>(), vec![(1, DropCause::Aqm)]);
+        assert_eq!(c.dequeue(105 * MS, &mut d).unwrap().r.slot(), 2);
+        assert_eq!(d.iter().map(|(p, cause)| (p.r.slot(), *cause)).collect::<Vec<_>>(), vec![(1, DropCause::Aqm)]);
         assert_eq!((c.vars.dropping, c.vars.count, c.vars.drop_next), (true, 1, 200_193));
         // 106 ms: packet 3 waited 3 ms < target: leave the dropping state, no drop.
         d.clear();
-        assert_eq!(c.dequeue(106 * MS, &mut d).unwrap().r.slot, 3);
+        assert_eq!(c.dequeue(106 * MS, &mut d).unwrap().r.slot(), 3);
         assert_eq!((c.vars.dropping, c.vars.first_above_time, d.len()), (false, 0, 0));
         // 300 ms: above target again (197 ms), but a whole interval must pass first.
-        assert_eq!(c.dequeue(300 * MS, &mut d).unwrap().r.slot, 4);
+        assert_eq!(c.dequeue(300 * MS, &mut d).unwrap().r.slot(), 4);
         assert_eq!((c.vars.dropping, c.vars.first_above_time, d.len()), (false, 292_968 + 97_656, 0));
         for (ms, slot) in [(301, 5), (302, 6), (303, 7)] {
-            assert_eq!(c.dequeue(ms * MS, &mut d).unwrap().r.slot, slot);
+            assert_eq!(c.dequeue(ms * MS, &mut d).unwrap().r.slot(), slot);
         }
         assert!(d.is_empty());
         // An empty queue also ends the dropping state.
@@ -489,6 +489,6 @@ mod tests {
         c.enqueue(pkt(0, 1000, 0, Ecn::NotEct), 0, &mut Vec::new()).unwrap();
         c.enqueue(pkt(1, 1000, 0, Ecn::NotEct), 0, &mut Vec::new()).unwrap();
         let (p, cause) = c.enqueue(pkt(2, 1000, 0, Ecn::NotEct), 0, &mut Vec::new()).unwrap_err();
-        assert_eq!((p.r.slot, cause, c.len(), c.bytes()), (2, DropCause::Overflow, 2, 2000));
+        assert_eq!((p.r.slot(), cause, c.len(), c.bytes()), (2, DropCause::Overflow, 2, 2000));
     }
 }

@@ -143,7 +143,7 @@ impl Coupling {
                 if overload || e.ect == Ecn::NotEct || !self.ecn {
                     return Verdict::Drop;
                 }
-                e.p.r.ecn = Ecn::Ce;
+                e.p.r.set_ecn(Ecn::Ce);
                 return Verdict::Marked;
             }
             return Verdict::Pass;
@@ -151,7 +151,7 @@ impl Coupling {
         if overload {
             // k p' > 1: the classic drop p'^2 (drop_on_overload), else mark.
             if !(self.drop_overload && roll(p) && roll(p)) {
-                e.p.r.ecn = Ecn::Ce;
+                e.p.r.set_ecn(Ecn::Ce);
                 return Verdict::Marked;
             }
             return Verdict::Drop;
@@ -161,7 +161,7 @@ impl Coupling {
             if e.ect == Ecn::NotEct {
                 return Verdict::Drop;
             }
-            e.p.r.ecn = Ecn::Ce;
+            e.p.r.set_ecn(Ecn::Ce);
             return Verdict::Marked;
         }
         Verdict::Pass
@@ -276,7 +276,7 @@ impl DualPi2 {
 
     /// Mark `e` CE (it is ECN-capable).
     fn mark(e: &mut Entry) {
-        e.p.r.ecn = Ecn::Ce;
+        e.p.r.set_ecn(Ecn::Ce);
     }
 
     /// `must_drop`: the PI2 verdict on `e` (in the L queue if `l4s`), `self.bytes` queued.
@@ -304,8 +304,8 @@ impl DualPi2 {
             self.credit = self.credit_init;
             return None;
         };
-        self.bytes -= e.p.r.bytes as u64;
-        Some((e, l4s, change * e.p.r.bytes as i32))
+        self.bytes -= e.p.r.bytes() as u64;
+        Some((e, l4s, change * e.p.r.bytes() as i32))
     }
 }
 
@@ -317,8 +317,8 @@ impl Qdisc for DualPi2 {
             return Err((p, DropCause::Overflow));
         }
         // ecn_mask = ECT(1): the ECT(1) bit set (ECT(1), CE) means L4S.
-        let l4s = (p.r.ecn as u8) & (Ecn::Ect1 as u8) != 0;
-        let mut e = Entry { p, ect: p.r.ecn, apply_step: false };
+        let l4s = (p.r.ecn() as u8) & (Ecn::Ect1 as u8) != 0;
+        let mut e = Entry { p, ect: p.r.ecn(), apply_step: false };
         if self.drop_early {
             match self.must_drop(&mut e, l4s) {
                 Verdict::Drop => return Err((e.p, DropCause::Aqm)),
@@ -326,7 +326,7 @@ impl Qdisc for DualPi2 {
                 Verdict::Pass => {}
             }
         }
-        self.bytes += e.p.r.bytes as u64;
+        self.bytes += e.p.r.bytes() as u64;
         if l4s {
             e.apply_step = self.l.len() >= self.min_qlen_step;
             self.l.push_back(e);
@@ -401,7 +401,7 @@ mod tests {
     }
 
     fn pkt(slot: u32, ecn: Ecn, arrived: Time) -> Queued {
-        Queued { r: Routed { flow: 0, bytes: 1000, hop: 0, ack: false, ecn, slot }, arrived }
+        Queued { r: Routed::from_parts(0, 1000, 0, false, ecn, slot), arrived }
     }
 
     fn entry(ecn: Ecn) -> Entry {
@@ -427,7 +427,7 @@ mod tests {
         assert_eq!(q.queue_lens(), (2, 2));
         // The scheduler starts with L (negative credit); nothing waited: no marks.
         let mut d = Vec::new();
-        let out: Vec<(u32, Ecn)> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| (p.r.slot, p.r.ecn)).collect();
+        let out: Vec<(u32, Ecn)> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| (p.r.slot(), p.r.ecn())).collect();
         assert_eq!(out, vec![(1, Ecn::Ect1), (3, Ecn::Ce), (0, Ecn::NotEct), (2, Ecn::Ect0)]);
         assert!(d.is_empty());
     }
@@ -441,7 +441,7 @@ mod tests {
             let mut e = entry(ecn);
             let mut it = draws.iter();
             let v = c.verdict(&mut e, l4s, || *it.next().expect("a scripted draw"));
-            (v, e.p.r.ecn, it.len())
+            (v, e.p.r.ecn(), it.len())
         };
         // Classic: dropped when both draws are at most p' (the second is drawn only if the
         // first is), marked instead if ECT(0) and ECN is on.
@@ -482,18 +482,18 @@ mod tests {
         q.enqueue(pkt(1, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
         let mut d = Vec::new();
         // A sojourn of exactly 1 ms is not above the threshold; 1 ms + 1 ns is.
-        assert_eq!(q.dequeue(MS, &mut d).unwrap().r.ecn, Ecn::Ect1);
-        assert_eq!(q.dequeue(MS + 1, &mut d).unwrap().r.ecn, Ecn::Ce);
+        assert_eq!(q.dequeue(MS, &mut d).unwrap().r.ecn(), Ecn::Ect1);
+        assert_eq!(q.dequeue(MS + 1, &mut d).unwrap().r.ecn(), Ecn::Ce);
         assert_eq!((q.marks(), q.step_marks), (1, 1));
         // Classic packets never see the step.
         q.enqueue(pkt(2, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap();
-        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.ecn, Ecn::Ect0);
+        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.ecn(), Ecn::Ect0);
         // min_qlen_step 2: only packets arriving to an L queue of 2 or more are stepped.
         let mut q = dualpi2(1514, &[("min_qlen_step", 2.0)]);
         for i in 0..3 {
             q.enqueue(pkt(i, Ecn::Ect1, 0), 0, &mut Vec::new()).unwrap();
         }
-        let ecn: Vec<Ecn> = std::iter::from_fn(|| q.dequeue(5 * MS, &mut d)).map(|p| p.r.ecn).collect();
+        let ecn: Vec<Ecn> = std::iter::from_fn(|| q.dequeue(5 * MS, &mut d)).map(|p| p.r.ecn()).collect();
         assert_eq!(ecn, vec![Ecn::Ect1, Ecn::Ect1, Ecn::Ce]);
         assert!(d.is_empty());
     }
@@ -516,7 +516,7 @@ mod tests {
         let mut out = Vec::new();
         let mut credits = Vec::new();
         while let Some(p) = q.dequeue(0, &mut d) {
-            out.push(p.r.slot);
+            out.push(p.r.slot());
             credits.push(q.credit);
         }
         let mut expect: Vec<u32> = (0..13).collect();
@@ -582,12 +582,12 @@ mod tests {
             }
             assert_eq!(q.enqueue(pkt(10, Ecn::NotEct, 0), 0, &mut Vec::new()).unwrap_err().1, DropCause::Overflow);
             let mut d = Vec::new();
-            let got: Vec<u32> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot).collect();
+            let got: Vec<u32> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot()).collect();
             // Each roll at p' = 2^32 - 1 succeeds: L4S packets take the classic drop (or, without
             // drop_on_overload, a mark); classic packets, ECT(0) too, are dropped; the last four
             // leave less than 2 MTU behind them.
             assert_eq!(got, out);
-            assert_eq!(d.iter().map(|(p, _)| p.r.slot).collect::<Vec<_>>(), dropped);
+            assert_eq!(d.iter().map(|(p, _)| p.r.slot()).collect::<Vec<_>>(), dropped);
             assert!(d.iter().all(|(_, c)| *c == DropCause::Aqm));
             assert_eq!(q.marks(), marks);
         }

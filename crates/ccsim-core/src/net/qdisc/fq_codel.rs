@@ -220,9 +220,9 @@ struct FlowSource<'a> {
 impl CodelSource for FlowSource<'_> {
     fn pop(&mut self) -> Option<Queued> {
         let p = self.q.pop_front()?;
-        *self.backlog -= p.r.bytes as u64;
+        *self.backlog -= p.r.bytes() as u64;
         *self.len -= 1;
-        *self.bytes -= p.r.bytes as u64;
+        *self.bytes -= p.r.bytes() as u64;
         Some(p)
     }
     /// The whole discipline's backlog (`&sch->qstats.backlog`).
@@ -327,7 +327,7 @@ impl FqCodel {
         let (mut len, mut i) = (0u64, 0usize);
         loop {
             let p = f.q.pop_front().expect("the fattest queue holds packets");
-            len += p.r.bytes as u64;
+            len += p.r.bytes() as u64;
             drop(p);
             i += 1;
             if i >= max_packets || len >= threshold {
@@ -345,21 +345,21 @@ impl FqCodel {
 impl Qdisc for FqCodel {
     /// `fq_codel_enqueue`.
     fn enqueue(&mut self, p: Queued, _now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
-        let pos = match self.by_flow.get(p.r.flow as usize) {
+        let pos = match self.by_flow.get(p.r.flow() as usize) {
             Some(&pos) if pos != NONE => pos as usize,
-            _ => self.position_of(p.r.flow),
+            _ => self.position_of(p.r.flow()),
         };
         let quantum = self.quantum;
         let f = &mut self.flows[pos];
         f.q.push_back(p);
-        f.backlog += p.r.bytes as u64;
+        f.backlog += p.r.bytes() as u64;
         if !f.listed {
             f.listed = true;
             f.deficit = quantum;
             self.new_flows.push_back(&mut self.flows, pos as u32);
             self.new_flow_count += 1;
         }
-        self.bytes += p.r.bytes as u64;
+        self.bytes += p.r.bytes() as u64;
         self.len += 1;
         if self.len <= self.limit {
             return Ok(());
@@ -390,7 +390,7 @@ impl Qdisc for FqCodel {
             let mut src = FlowSource { q: &mut f.q, backlog: &mut f.backlog, len: &mut self.len, bytes: &mut self.bytes };
             match f.cvars.dequeue(&mut src, &self.params, &mut self.stats, now, dropped) {
                 Some(p) => {
-                    f.deficit -= p.r.bytes as i64;
+                    f.deficit -= p.r.bytes() as i64;
                     return Some(p);
                 }
                 None => {
@@ -442,7 +442,7 @@ mod tests {
     const C: u32 = 3;
 
     fn pkt(flow: u32, slot: u32, bytes: u32) -> Queued {
-        Queued { r: Routed { flow, bytes, hop: 0, ack: false, ecn: Ecn::NotEct, slot }, arrived: 0 }
+        Queued { r: Routed::from_parts(flow, bytes, 0, false, Ecn::NotEct, slot), arrived: 0 }
     }
 
     fn fq(quantum: u32, limit: usize) -> FqCodel {
@@ -452,7 +452,7 @@ mod tests {
     /// Dequeue everything at t = 0 (sojourn 0: CoDel never acts); the slots in service order.
     fn drain(q: &mut FqCodel) -> Vec<u32> {
         let mut d = Vec::new();
-        let out = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot).collect();
+        let out = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot()).collect();
         assert!(d.is_empty());
         out
     }
@@ -484,7 +484,7 @@ mod tests {
         // Four queues (A, h1, h2, B), each holding its own flow's packets.
         assert_eq!(q.flows.len(), 4);
         for f in &q.flows {
-            let owners: Vec<u32> = f.q.iter().map(|p| ids[p.r.slot as usize]).collect();
+            let owners: Vec<u32> = f.q.iter().map(|p| ids[p.r.slot() as usize]).collect();
             assert!(owners.iter().all(|&o| q.bucket(o) == f.bucket), "{owners:?}");
         }
         assert_eq!(q.flows.iter().map(|f| f.q.len()).collect::<Vec<_>>(), vec![2, 3, 2, 1]);
@@ -502,7 +502,7 @@ mod tests {
         }
         assert_eq!((q.new_flow_count, q.len(), q.bytes()), (2, 10, 9000));
         let mut d = Vec::new();
-        let mut out: Vec<u32> = (0..5).map(|_| q.dequeue(0, &mut d).unwrap().r.slot).collect();
+        let mut out: Vec<u32> = (0..5).map(|_| q.dequeue(0, &mut d).unwrap().r.slot()).collect();
         // A (new, 1500) sends A1 and is spent; it moves to old_flows with a new quantum.
         // B (new) sends three 500 B packets, is spent, moves to old_flows behind A; A sends A2.
         assert_eq!(out, vec![1, 11, 12, 13, 2]);
@@ -550,22 +550,22 @@ mod tests {
         // The 11th packet (C's second) is queued; A (6000 B) is the fattest and loses packets
         // from its head until half its bytes are gone (fq_codel_drop): 3 x 1000 >= 3000.
         q.enqueue(pkt(C, 21, 100), 0, &mut d).unwrap();
-        assert_eq!(d.iter().map(|(p, c)| (p.r.slot, *c)).collect::<Vec<_>>(),
+        assert_eq!(d.iter().map(|(p, c)| (p.r.slot(), *c)).collect::<Vec<_>>(),
                    vec![(0, DropCause::Overflow), (1, DropCause::Overflow), (2, DropCause::Overflow)]);
         assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (8, 3000 + 4500 + 200, 3));
         // B (4500 B) is now the fattest: 2 packets reach half of it (3000 >= 2250).
         let mut batch = Vec::new();
-        q.drop_fattest(LINUX_DROP_BATCH_SIZE, |p| batch.push(p.r.slot));
+        q.drop_fattest(LINUX_DROP_BATCH_SIZE, |p| batch.push(p.r.slot()));
         assert_eq!(batch, vec![10, 11]);
         assert_eq!((q.len(), q.bytes(), q.drop_overlimit), (6, 3000 + 1500 + 200, 5));
         // The batch stops at drop_batch_size: 1 drops one packet only.
         let mut batch = Vec::new();
-        q.drop_fattest(1, |p| batch.push(p.r.slot));
+        q.drop_fattest(1, |p| batch.push(p.r.slot()));
         assert_eq!(batch, vec![3]);
         // Among equal backlogs the lowest bucket loses: A (458) and C (612) with 2000 B each.
         q.enqueue(pkt(C, 22, 1800), 0, &mut d).unwrap();
         let mut batch = Vec::new();
-        q.drop_fattest(1, |p| batch.push(p.r.slot));
+        q.drop_fattest(1, |p| batch.push(p.r.slot()));
         assert_eq!(batch, vec![4]);
         // Still all new flows, in the order they arrived: A, B, C.
         assert_eq!(drain(&mut q), vec![5, 12, 20, 21, 22]);
@@ -580,7 +580,7 @@ mod tests {
         for i in 0..3 {
             q.enqueue(pkt(A, i, 1000), 0, &mut d).unwrap();
         }
-        assert_eq!(d.iter().map(|(p, _)| p.r.slot).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(d.iter().map(|(p, _)| p.r.slot()).collect::<Vec<_>>(), vec![0, 1]);
         assert_eq!(drain(&mut q), vec![2]);
         // Limit 1: A holds 100 B and a 3000 B packet arrives. Half of A's 3100 B is reached
         // only with the arrival: the batch takes both, enqueue still returns Ok.
@@ -588,7 +588,7 @@ mod tests {
         d.clear();
         q.enqueue(pkt(A, 0, 100), 0, &mut d).unwrap();
         assert!(q.enqueue(pkt(A, 1, 3000), 0, &mut d).is_ok());
-        assert_eq!(d.iter().map(|(p, _)| p.r.slot).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(d.iter().map(|(p, _)| p.r.slot()).collect::<Vec<_>>(), vec![0, 1]);
         assert!(q.is_empty() && q.bytes() == 0);
         // The same with drop_batch_size = 1: only the head goes; the arrival stays.
         let mut q = fq(1514, 1);
@@ -596,7 +596,7 @@ mod tests {
         d.clear();
         q.enqueue(pkt(A, 0, 100), 0, &mut d).unwrap();
         q.enqueue(pkt(A, 1, 3000), 0, &mut d).unwrap();
-        assert_eq!(d.iter().map(|(p, _)| p.r.slot).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(d.iter().map(|(p, _)| p.r.slot()).collect::<Vec<_>>(), vec![0]);
         assert_eq!(drain(&mut q), vec![1]);
     }
 
@@ -614,13 +614,13 @@ mod tests {
         let mut d = Vec::new();
         // 10 ms: A1 leaves 6000 B behind it, waited 10 ms: A's first_above_time =
         // 9765 + 97656 (a per-flow backlog, 1000 B, would not have started the clock).
-        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.slot, 1);
+        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.slot(), 1);
         let a = &q.flows[q.index[q.bucket(A) as usize] as usize];
         assert_eq!((a.cvars.first_above_time, a.deficit), (107_421, 514));
         // 200 ms: A2 (alone in its queue, 5000 B of B behind) is dropped; A empties and leaves
         // the lists; B1 is served (B's own CoDel clock only starts now).
-        assert_eq!(q.dequeue(200 * MS, &mut d).unwrap().r.slot, 11);
-        assert_eq!(d.iter().map(|(p, c)| (p.r.slot, *c)).collect::<Vec<_>>(), vec![(2, DropCause::Aqm)]);
+        assert_eq!(q.dequeue(200 * MS, &mut d).unwrap().r.slot(), 11);
+        assert_eq!(d.iter().map(|(p, c)| (p.r.slot(), *c)).collect::<Vec<_>>(), vec![(2, DropCause::Aqm)]);
         let b = &q.flows[q.index[q.bucket(B) as usize] as usize];
         assert_eq!((b.cvars.first_above_time, b.cvars.dropping), (195_312 + 97_656, false));
         assert_eq!((q.new_flows.len(), q.old_flows.len(), q.len(), q.stats.drop_count), (1, 0, 4, 1));
@@ -629,8 +629,8 @@ mod tests {
         q.enqueue(pkt(A, 1, 1000), 0, &mut Vec::new()).unwrap();
         q.enqueue(pkt(A, 2, 1000), 0, &mut Vec::new()).unwrap();
         d.clear();
-        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.slot, 1);
-        assert_eq!(q.dequeue(200 * MS, &mut d).unwrap().r.slot, 2);
+        assert_eq!(q.dequeue(10 * MS, &mut d).unwrap().r.slot(), 1);
+        assert_eq!(q.dequeue(200 * MS, &mut d).unwrap().r.slot(), 2);
         assert!(d.is_empty());
     }
 

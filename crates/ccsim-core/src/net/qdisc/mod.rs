@@ -17,7 +17,7 @@
 //! per cause). A discipline may drop at enqueue (RED, PIE, a full per-flow queue) or at dequeue
 //! (CoDel, several packets in one call); either way the packets come back to the link, which
 //! frees them and counts the drop by cause. Marking (ECN) acts on the handle ([`Routed`]),
-//! which the discipline holds by value: it sets `r.ecn` to CE and counts the mark
+//! which the discipline holds by value: it sets `r.ecn()` to CE and counts the mark
 //! ([`Qdisc::marks`]).
 //!
 //! Disciplines here: [`Fifo`] (the fast path's FIFO, decided at dequeue: the slot's reference,
@@ -77,7 +77,7 @@ pub trait Qdisc: Send {
     fn packets(&self) -> Vec<Queued>;
     /// Bytes it holds, for memory accounting.
     fn heap_bytes(&self) -> usize;
-    /// ECN marks it made: packets it set to CE (by setting `r.ecn` on the handle, at enqueue
+    /// ECN marks it made: packets it set to CE (by setting `r.ecn()` on the handle, at enqueue
     /// or at dequeue) where it would otherwise have dropped them. A discipline counts its own,
     /// as Linux's do (`red_stats.prob_mark`, `codel_stats.ecn_mark`).
     fn marks(&self) -> u64 {
@@ -96,13 +96,13 @@ pub struct PacketQueue {
 impl PacketQueue {
     #[inline]
     pub fn push(&mut self, p: Queued) {
-        self.bytes += p.r.bytes as u64;
+        self.bytes += p.r.bytes() as u64;
         self.q.push_back(p);
     }
     #[inline]
     pub fn pop(&mut self) -> Option<Queued> {
         let p = self.q.pop_front()?;
-        self.bytes -= p.r.bytes as u64;
+        self.bytes -= p.r.bytes() as u64;
         Some(p)
     }
     pub fn front(&self) -> Option<&Queued> {
@@ -177,7 +177,7 @@ pub struct RoundRobin {
 
 impl Qdisc for RoundRobin {
     fn enqueue(&mut self, p: Queued, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
-        let f = p.r.flow as usize;
+        let f = p.r.flow() as usize;
         if f >= self.queues.len() {
             self.queues.resize_with(f + 1, VecDeque::new);
         }
@@ -186,7 +186,7 @@ impl Qdisc for RoundRobin {
         }
         self.queues[f].push_back(p);
         self.len += 1;
-        self.bytes += p.r.bytes as u64;
+        self.bytes += p.r.bytes() as u64;
         Ok(())
     }
     fn dequeue(&mut self, _now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
@@ -197,7 +197,7 @@ impl Qdisc for RoundRobin {
             self.active.push_back(f);
         }
         self.len -= 1;
-        self.bytes -= p.r.bytes as u64;
+        self.bytes -= p.r.bytes() as u64;
         Some(p)
     }
     fn len(&self) -> usize {
@@ -263,7 +263,7 @@ impl Slot {
         let mut dropped = std::mem::take(&mut self.dropped);
         for (p, cause) in dropped.drain(..) {
             self.count_drop(cause);
-            packets.discard(p.r.slot);
+            packets.discard(p.r.slot());
         }
         self.dropped = dropped; // keep its room: no allocation per drop
     }
@@ -282,12 +282,12 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32, n: u32) -> Queued {
-        Queued { r: Routed { flow, bytes: 1000 + n, hop: 0, ack: false, ecn: crate::net::Ecn::NotEct, slot: n }, arrived: n as Time }
+        Queued { r: Routed::from_parts(flow, 1000 + n, 0, false, crate::net::Ecn::NotEct, n), arrived: n as Time }
     }
 
     fn drain(q: &mut dyn Qdisc) -> Vec<u32> {
         let mut d = Vec::new();
-        std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot).collect()
+        std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.slot()).collect()
     }
 
     #[test]

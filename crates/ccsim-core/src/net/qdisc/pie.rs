@@ -349,10 +349,10 @@ impl Qdisc for Pie {
             return Err((p, DropCause::Overflow));
         }
         let rng = &mut self.rng;
-        if self.vars.drop_early(&self.params, self.q.bytes(), p.r.bytes, || rng.next_u64()) {
+        if self.vars.drop_early(&self.params, self.q.bytes(), p.r.bytes(), || rng.next_u64()) {
             // Mark instead if ECN-capable and the probability is at most 10%.
-            if self.params.ecn && self.vars.prob <= MAX_PROB / 10 && p.r.ecn.capable() {
-                p.r.ecn = Ecn::Ce;
+            if self.params.ecn && self.vars.prob <= MAX_PROB / 10 && p.r.ecn().capable() {
+                p.r.set_ecn(Ecn::Ce);
                 self.marks += 1;
             } else {
                 self.vars.accu_prob = 0;
@@ -366,7 +366,7 @@ impl Qdisc for Pie {
     fn dequeue(&mut self, now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
         self.catch_up(now);
         let p = self.q.pop()?;
-        self.vars.process_dequeue(&self.params, p.r.bytes, p.arrived, self.q.bytes(), now);
+        self.vars.process_dequeue(&self.params, p.r.bytes(), p.arrived, self.q.bytes(), now);
         Some(p)
     }
     crate::packet_queue_storage!(q);
@@ -389,7 +389,7 @@ mod tests {
     }
 
     fn pkt(slot: u32, ecn: Ecn, arrived: Time) -> Queued {
-        Queued { r: Routed { flow: 0, bytes: 1000, hop: 0, ack: false, ecn, slot }, arrived }
+        Queued { r: Routed::from_parts(0, 1000, 0, false, ecn, slot), arrived }
     }
 
     #[test]
@@ -552,7 +552,7 @@ mod tests {
         assert_eq!(q.enqueue(pkt(6, Ecn::Ect0, 0), 0, &mut Vec::new()).unwrap_err().1, DropCause::Aqm);
         assert_eq!(q.marks(), 2);
         let mut d = Vec::new();
-        let ecn: Vec<Ecn> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.ecn).collect();
+        let ecn: Vec<Ecn> = std::iter::from_fn(|| q.dequeue(0, &mut d)).map(|p| p.r.ecn()).collect();
         assert_eq!(ecn, vec![Ecn::Ect0, Ecn::Ect0, Ecn::Ect0, Ecn::Ect0, Ecn::Ce, Ecn::Ce]);
         // Over the limit: an Overflow drop.
         let mut small = Params::defaults(PARAMS);

@@ -222,7 +222,7 @@ impl Qdisc for Red {
     fn enqueue(&mut self, mut p: Queued, now: Time, _dropped: &mut Vec<(Queued, DropCause)>) -> Result<(), (Queued, DropCause)> {
         self.avg = self.calc_qavg(self.q.len(), now);
         self.idle_since = None;
-        let can_mark = self.ecn && p.r.ecn.capable();
+        let can_mark = self.ecn && p.r.ecn().capable();
         match self.action(self.avg) {
             Action::DontMark => {}
             // Mark if ECN is on and the packet is ECN-capable, else drop (red_use_ecn,
@@ -230,7 +230,7 @@ impl Qdisc for Red {
             Action::ProbMark | Action::HardMark if !can_mark => return Err((p, DropCause::Aqm)),
             Action::HardMark if self.cfg.harddrop => return Err((p, DropCause::Aqm)),
             Action::ProbMark | Action::HardMark => {
-                p.r.ecn = Ecn::Ce;
+                p.r.set_ecn(Ecn::Ce);
                 self.marks += 1;
             }
         }
@@ -262,7 +262,7 @@ mod tests {
     use crate::time::MS;
 
     fn pkt(slot: u32, ecn: Ecn) -> Queued {
-        Queued { r: Routed { flow: 0, bytes: 1000, hop: 0, ack: false, ecn, slot }, arrived: 0 }
+        Queued { r: Routed::from_parts(0, 1000, 0, false, ecn, slot), arrived: 0 }
     }
 
     fn cfg(min_th: f64, max_th: f64, max_p: f64, weight: f64, gentle: bool) -> RedConfig {
@@ -361,11 +361,11 @@ mod tests {
         r.enqueue(pkt(0, Ecn::Ect0), 0, &mut Vec::new()).unwrap(); // sees 0
         r.enqueue(pkt(1, Ecn::Ect0), 0, &mut Vec::new()).unwrap(); // sees 1: enters, draws R
         let p = r.enqueue(pkt(2, Ecn::NotEct), 0, &mut Vec::new()).unwrap_err(); // sees 2: p_b 1 -> mark -> drop
-        assert_eq!((p.0.r.slot, p.1), (2, DropCause::Aqm));
+        assert_eq!((p.0.r.slot(), p.1), (2, DropCause::Aqm));
         r.enqueue(pkt(3, Ecn::Ect1), 0, &mut Vec::new()).unwrap(); // sees 2 again: qcount 1, p_b 1 -> marked
         assert_eq!(r.marks(), 1);
         let mut d = Vec::new();
-        let ecn: Vec<Ecn> = std::iter::from_fn(|| r.dequeue(0, &mut d)).map(|p| p.r.ecn).collect();
+        let ecn: Vec<Ecn> = std::iter::from_fn(|| r.dequeue(0, &mut d)).map(|p| p.r.ecn()).collect();
         assert_eq!(ecn, vec![Ecn::Ect0, Ecn::Ect0, Ecn::Ce]);
     }
 
@@ -381,11 +381,11 @@ mod tests {
         }
         // Four leave (2 waiting): an arrival to 2 passes, the next (to 3) is marked.
         for _ in 0..4 {
-            marked.push(r.dequeue(0, &mut d).unwrap().r.ecn == Ecn::Ce);
+            marked.push(r.dequeue(0, &mut d).unwrap().r.ecn() == Ecn::Ce);
         }
         r.enqueue(pkt(6, Ecn::Ect0), 0, &mut Vec::new()).unwrap();
         r.enqueue(pkt(7, Ecn::Ect0), 0, &mut Vec::new()).unwrap();
-        marked.extend(std::iter::from_fn(|| r.dequeue(0, &mut d)).map(|p| p.r.ecn == Ecn::Ce));
+        marked.extend(std::iter::from_fn(|| r.dequeue(0, &mut d)).map(|p| p.r.ecn() == Ecn::Ce));
         assert_eq!(marked, vec![false, false, false, true, true, true, false, true]);
         assert_eq!(r.marks(), 4);
         // A Not-ECT arrival to K is dropped; with harddrop an ECN-capable one is too.

@@ -207,7 +207,7 @@ impl Frame {
     /// Bytes of the IP packet.
     #[inline]
     pub fn ip_bytes(&self) -> u32 {
-        self.r.bytes
+        self.r.bytes()
     }
 }
 
@@ -768,7 +768,7 @@ impl Dcf {
             hop.packets += 1;
             if let Some(taps) = self.taps.as_deref_mut() {
                 if let Some(t) = taps.iter_mut().find(|t| t.0 as usize == i && t.1 == f.to) {
-                    t.3.push(crate::output::pcap::Rec::new(cx.now, f.pkt, f.r.ecn));
+                    t.3.push(crate::output::pcap::Rec::new(cx.now, f.pkt, f.r.ecn()));
                 }
             }
         }
