@@ -12,6 +12,9 @@ __version__: str
 #: Version of the simulation model (``ccsim_core::MODEL_VERSION``): bumped by any change to the
 #: engine that alters a result of an existing scenario and seed.  Part of every stored run's key.
 MODEL_VERSION: int
+#: Built with the profile-guided optimisation (``pgo/build_backend.py``, ``pip install``): same
+#: results, faster. False for ``maturin develop`` builds and ``CCSIM_PGO=0``.
+BUILD_PGO: bool
 
 def validate(scenario_json: str) -> str:
     """Validate a scenario given as JSON text (the structure of the TOML file).

@@ -143,7 +143,8 @@ def _silence_stdout() -> None:
 )
 @click.version_option(
     version=__version__, prog_name="ccsim",
-    message=f"%(prog)s %(version)s (simulation model version {_core.MODEL_VERSION})",
+    message=f"%(prog)s %(version)s (simulation model version {_core.MODEL_VERSION}; "
+    f"{'profile-guided build' if _core.BUILD_PGO else 'build without the profile-guided optimisation'})",
 )
 def cli() -> None:
     """ccsim: fast packet-level TCP congestion-control simulator."""

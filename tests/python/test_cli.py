@@ -44,7 +44,9 @@ def test_version(runner):
     res = runner.invoke(cli, ["--version"])
     assert res.exit_code == 0
     assert ccsim.__version__ in res.output
-    assert f"(simulation model version {ccsim._core.MODEL_VERSION})" in res.output
+    assert f"(simulation model version {ccsim._core.MODEL_VERSION}; " in res.output
+    build = "profile-guided build" if ccsim._core.BUILD_PGO else "build without the profile-guided optimisation"
+    assert res.output.rstrip().endswith(f"{build})")
 
 
 def test_help(runner):
