@@ -21,6 +21,7 @@ use super::{AlgorithmInfo, CaEvent, CaState, CcTelemetry, CongestionControl, Par
 use crate::rng::Rng;
 use crate::time::{Time, MS, US};
 use rand::Rng as _;
+use std::cell::Cell;
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("bbr_min_rtt_win_sec", 10.0, 1.0, 3600.0, "s", "Window of the min_rtt filter."),
@@ -273,6 +274,8 @@ pub struct Bbr3 {
     pub initialized: bool,
     alpha_last_delivered: u64,
     alpha_last_delivered_ce: u64,
+    /// The last `tso_segs_goal`: its key (pacing_rate, min_rtt_us, mss) and value.
+    tso_goal_memo: Cell<((u64, u32, u32), u32)>,
 }
 
 impl Bbr3 {
@@ -340,6 +343,8 @@ impl Bbr3 {
             initialized: false,
             alpha_last_delivered: 0,
             alpha_last_delivered_ce: 0,
+            // mss 0 matches no connection: the first call computes.
+            tso_goal_memo: Cell::new(((0, 0, 0), 0)),
         }
     }
 
@@ -359,8 +364,15 @@ impl Bbr3 {
         if rs.interval < 0 {
             -1
         } else {
-            rs.interval / US as i64
+            (rs.interval as u64 / US) as i64
         }
+    }
+
+    /// `rs->interval_us > 0`, without the division: the truncated quotient is positive
+    /// exactly when the interval is at least one microsecond.
+    #[inline]
+    fn has_interval(rs: &RateSample) -> bool {
+        rs.interval >= US as i64
     }
 
     /// bbr_can_use_ecn: an ECN connection on an `ecn_low` route.
@@ -413,7 +425,22 @@ impl Bbr3 {
 
     /// bbr_tso_segs_goal (bbr_tso_segs_generic with GSO_LEGACY_MAX_SIZE): about 1 ms at the
     /// pacing rate plus 64 KB / 2^(min_rtt / 512 us), at least 2 segments.
+    #[inline]
     pub fn tso_segs_goal(&self, s: &SockState) -> u32 {
+        // Cached: a pure function of (pacing_rate, min_rtt_us, mss), which change far less
+        // often than the two to four calls per ACK; the same key gives the same quotient.
+        let key = (s.pacing_rate, self.min_rtt_us, s.mss);
+        let (k, goal) = self.tso_goal_memo.get();
+        if k == key {
+            return goal;
+        }
+        let goal = self.tso_segs_goal_uncached(s);
+        self.tso_goal_memo.set((key, goal));
+        goal
+    }
+
+    #[inline(never)]
+    fn tso_segs_goal_uncached(&self, s: &SockState) -> u32 {
         let mut bytes = s.pacing_rate >> SK_PACING_SHIFT;
         if self.cfg.tso_rtt_shift != 0 {
             let r = self.min_rtt_us >> self.cfg.tso_rtt_shift;
@@ -514,7 +541,7 @@ impl Bbr3 {
     /// bbr_update_round_start.
     fn update_round_start(&mut self, s: &SockState, rs: &RateSample) {
         self.round_start = false;
-        if Self::interval_us(rs) > 0 && rs.prior_delivered >= self.next_rtt_delivered {
+        if Self::has_interval(rs) && rs.prior_delivered >= self.next_rtt_delivered {
             self.next_rtt_delivered = s.delivered;
             self.round_start = true;
         }
@@ -532,7 +559,7 @@ impl Bbr3 {
 
     /// bbr_update_ack_aggregation.
     fn update_ack_aggregation(&mut self, s: &SockState, rs: &RateSample) {
-        if self.cfg.extra_acked_gain == 0 || rs.acked_sacked == 0 || rs.delivered < 0 || Self::interval_us(rs) <= 0 {
+        if self.cfg.extra_acked_gain == 0 || rs.acked_sacked == 0 || rs.delivered < 0 || !Self::has_interval(rs) {
             return;
         }
         let mut win_thresh = self.cfg.extra_acked_win_rtts;
@@ -548,13 +575,16 @@ impl Bbr3 {
             }
         }
         let epoch_us = s.delivered_mstamp.saturating_sub(self.ack_epoch_mstamp) / US;
-        let mut expected = (self.bw() as u64 * epoch_us / BW_UNIT) as u32;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked >= self.cfg.ack_epoch_acked_reset_thresh {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = s.delivered_mstamp;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked).min(0xFFFFF);
+        let expected = (self.bw() as u64 * epoch_us / BW_UNIT) as u32;
+        let reset = (self.ack_epoch_acked <= expected) | (self.ack_epoch_acked + rs.acked_sacked >= self.cfg.ack_epoch_acked_reset_thresh);
+        // The kernel's `if (reset) { ack_epoch_acked = 0; ack_epoch_mstamp = delivered_mstamp;
+        // expected_acked = 0; }`, done with masks: the test follows the ACK timing and a branch
+        // on it is mispredicted often.
+        let keep = (reset as u32).wrapping_sub(1); // all ones: no reset; 0: reset
+        let keep64 = (reset as u64).wrapping_sub(1);
+        let expected = expected & keep;
+        self.ack_epoch_mstamp = (self.ack_epoch_mstamp & keep64) | (s.delivered_mstamp & !keep64);
+        self.ack_epoch_acked = ((self.ack_epoch_acked & keep) + rs.acked_sacked).min(0xFFFFF);
         let extra = (self.ack_epoch_acked - expected).min(s.cwnd);
         if extra > self.extra_acked[self.extra_acked_win_idx] as u32 {
             self.extra_acked[self.extra_acked_win_idx] = extra as u16; // u16 in struct bbr
@@ -630,7 +660,7 @@ impl Bbr3 {
                 self.cwnd_gain = self.cfg.startup_cwnd_gain;
             }
             Mode::ProbeBw => {
-                self.pacing_gain = self.cfg.pacing_gain[self.cycle_idx as usize];
+                self.pacing_gain = self.cfg.pacing_gain[(self.cycle_idx & 3) as usize]; // cycle_idx is 0..=3
                 self.cwnd_gain = self.cfg.cwnd_gain;
                 if self.cfg.bw_probe_cwnd_gain != 0 && self.cycle_idx == BBR_BW_PROBE_UP {
                     self.cwnd_gain += BBR_UNIT * self.cfg.bw_probe_cwnd_gain / 4;
@@ -899,7 +929,7 @@ impl Bbr3 {
     /// bbr_update_latest_delivery_signals.
     fn update_latest_delivery_signals(&mut self, s: &SockState, rs: &RateSample, sample_bw: u32) {
         self.loss_round_start = false;
-        if Self::interval_us(rs) <= 0 || rs.acked_sacked == 0 {
+        if !Self::has_interval(rs) || rs.acked_sacked == 0 {
             return;
         }
         self.bw_latest = self.bw_latest.max(sample_bw);
@@ -920,7 +950,7 @@ impl Bbr3 {
 
     /// bbr_update_congestion_signals.
     fn update_congestion_signals(&mut self, s: &SockState, rs: &RateSample, sample_bw: u32) {
-        if Self::interval_us(rs) <= 0 || rs.acked_sacked == 0 {
+        if !Self::has_interval(rs) || rs.acked_sacked == 0 {
             return;
         }
         if !rs.is_app_limited || sample_bw >= self.max_bw() {
@@ -1078,8 +1108,9 @@ impl Bbr3 {
         if self.mode != Mode::ProbeBw {
             return;
         }
-        let inflight = self.packets_in_net_at_edt(s, rs.prior_in_flight);
-        let bw = self.max_bw();
+        // The kernel computes `inflight = bbr_packets_in_net_at_edt(sk, rs->prior_in_flight)`
+        // and `bw = bbr_max_bw(sk)` here; UP and DOWN use them, CRUISE and REFILL do not, so
+        // they are computed in those arms (pure functions of state nothing changes before).
         match self.cycle_idx {
             BBR_BW_PROBE_CRUISE => {
                 self.check_time_to_probe_bw(s);
@@ -1092,7 +1123,7 @@ impl Bbr3 {
             }
             BBR_BW_PROBE_UP => {
                 let mut is_bw_probe_done = false;
-                if self.prev_probe_too_high && inflight >= self.inflight_hi {
+                if self.prev_probe_too_high && self.packets_in_net_at_edt(s, rs.prior_in_flight) >= self.inflight_hi {
                     self.stopped_risky_probe = true;
                     is_bw_probe_done = true;
                 } else if s.is_cwnd_limited && s.cwnd >= self.inflight_hi {
@@ -1108,10 +1139,12 @@ impl Bbr3 {
                 }
             }
             _ => {
-                // BBR_BW_PROBE_DOWN
+                // BBR_BW_PROBE_DOWN (check_time_to_probe_bw changes nothing when false)
                 if self.check_time_to_probe_bw(s) {
                     return;
                 }
+                let inflight = self.packets_in_net_at_edt(s, rs.prior_in_flight);
+                let bw = self.max_bw();
                 if self.check_time_to_cruise(s, inflight, bw) {
                     self.start_bw_probe_cruise();
                 }
@@ -1173,7 +1206,16 @@ impl Bbr3 {
     }
 
     /// bbr_check_drain.
+    #[inline]
     fn check_drain(&mut self, s: &mut SockState) {
+        // Nothing to do outside STARTUP and DRAIN (every ACK in PROBE_BW): test inline.
+        if matches!(self.mode, Mode::Startup | Mode::Drain) {
+            self.check_drain_startup_drain(s);
+        }
+    }
+
+    #[inline(never)]
+    fn check_drain_startup_drain(&mut self, s: &mut SockState) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
             s.ssthresh = self.inflight(s, self.max_bw(), BBR_UNIT);
