@@ -110,70 +110,86 @@ pub fn jhash_1word(a: u32, initval: u32) -> u32 {
     c
 }
 
-/// Linux `struct fq_codel_flow` with its entry of `q->backlogs`.
+/// Linux `struct fq_codel_flow` with its entry of `q->backlogs`. The fields a packet's
+/// enqueue and dequeue read come first (`repr(C)`: in the order given).
 #[derive(Debug, Default)]
+#[repr(C)]
 struct Flow {
     q: VecDeque<Queued>,
     /// Bytes queued (`q->backlogs[idx]`).
     backlog: u64,
     deficit: i64,
-    cvars: CodelVars,
+    /// The next queue on its list (`flowchain`); the tail's is the head (see [`Chain`]).
+    next: u32,
     /// On new_flows or old_flows (`!list_empty(&flow->flowchain)`).
     listed: bool,
+    cvars: CodelVars,
     /// Its bucket (for the lists, which hold positions in `FqCodel::flows`).
     bucket: u32,
-    /// The next queue on its list (`flowchain`), NONE at the tail.
-    next: u32,
 }
 
 /// A FIFO list of flow queues linked through their `next` field, as Linux links them through
-/// `flowchain` (`list_add_tail`, `list_move_tail`, `list_del_init`): a move is a few stores,
-/// done for nearly every packet (a quantum of one MTU is spent by one full-size packet).
+/// `flowchain` (`list_add_tail`, `list_move_tail`, `list_del_init`). The links close in a
+/// circle (the tail's `next` is the head, as Linux's list head closes its circle), so that
+/// moving the head of a list to its own tail, done for nearly every packet (a quantum of one
+/// MTU is spent by one full-size packet), is two stores to the list and none to the queues:
+/// the order of the queues is the same as with a list that ends.
 #[derive(Debug, Clone, Copy)]
 struct Chain {
     head: u32,
     tail: u32,
-    len: u32,
 }
 
 impl Chain {
-    const EMPTY: Chain = Chain { head: NONE, tail: NONE, len: 0 };
-
-    #[inline]
-    fn front(&self) -> Option<u32> {
-        (self.head != NONE).then_some(self.head)
-    }
+    const EMPTY: Chain = Chain { head: NONE, tail: NONE };
 
     #[inline]
     fn is_empty(&self) -> bool {
         self.head == NONE
     }
 
+    /// The queues in order (tests).
     #[cfg(test)]
-    fn len(&self) -> usize {
-        self.len as usize
+    fn len(&self, flows: &[Flow]) -> usize {
+        let mut n = 0;
+        let mut at = self.head;
+        while at != NONE {
+            n += 1;
+            at = if at == self.tail { NONE } else { flows[at as usize].next };
+        }
+        n
     }
 
+    /// `list_add_tail`: `pos` (on no list) joins the tail.
     #[inline]
     fn push_back(&mut self, flows: &mut [Flow], pos: u32) {
-        flows[pos as usize].next = NONE;
-        match self.tail {
-            NONE => self.head = pos,
-            t => flows[t as usize].next = pos,
+        if self.head == NONE {
+            self.head = pos;
+        } else {
+            flows[self.tail as usize].next = pos;
         }
+        flows[pos as usize].next = self.head;
         self.tail = pos;
-        self.len += 1;
     }
 
+    /// Take the head (the list is not empty) off the list.
     #[inline]
-    fn pop_front(&mut self, flows: &[Flow]) -> Option<u32> {
-        let h = self.front()?;
-        self.head = flows[h as usize].next;
-        if self.head == NONE {
-            self.tail = NONE;
+    fn pop_front(&mut self, flows: &mut [Flow]) {
+        let h = self.head;
+        if h == self.tail {
+            *self = Chain::EMPTY;
+        } else {
+            self.head = flows[h as usize].next;
+            flows[self.tail as usize].next = self.head;
         }
-        self.len -= 1;
-        Some(h)
+    }
+
+    /// `list_move_tail` of the head (the list is not empty) onto this same list: with the
+    /// links in a circle the head becomes the tail and its successor the head.
+    #[inline]
+    fn rotate(&mut self, flows: &[Flow]) {
+        self.tail = self.head;
+        self.head = flows[self.head as usize].next;
     }
 }
 
@@ -309,6 +325,40 @@ impl FqCodel {
         pos
     }
 
+    /// `fq_codel_enqueue`: queue `pos`, on no list, joins the tail of new_flows with a quantum.
+    #[inline(never)]
+    fn activate(&mut self, pos: usize) {
+        let f = &mut self.flows[pos];
+        f.listed = true;
+        f.deficit = self.quantum;
+        self.new_flows.push_back(&mut self.flows, pos as u32);
+        self.new_flow_count += 1;
+    }
+
+    /// `fq_codel_enqueue` over the limit: a batch from the fattest queue's head.
+    #[cold]
+    #[inline(never)]
+    fn drop_over_limit(&mut self, dropped: &mut Vec<(Queued, DropCause)>) {
+        self.drop_fattest(self.drop_batch_size, |d| dropped.push((d, DropCause::Overflow)));
+    }
+
+    /// `fq_codel_dequeue` found queue `pos`, the head of new_flows (`from_new`) or else of
+    /// old_flows, empty: a new queue passes through old_flows (if any) to prevent starvation;
+    /// otherwise it leaves the lists.
+    #[inline(never)]
+    fn emptied(&mut self, pos: u32, from_new: bool) {
+        if from_new {
+            self.new_flows.pop_front(&mut self.flows);
+            if !self.old_flows.is_empty() {
+                self.old_flows.push_back(&mut self.flows, pos);
+                return;
+            }
+        } else {
+            self.old_flows.pop_front(&mut self.flows);
+        }
+        self.flows[pos as usize].listed = false;
+    }
+
     /// `fq_codel_drop`: drop from the head of the queue with the largest backlog (the lowest
     /// bucket among equals) until half its bytes are gone or `max_packets` are; each goes to
     /// `drop`. Returns the bucket.
@@ -349,42 +399,40 @@ impl Qdisc for FqCodel {
             Some(&pos) if pos != NONE => pos as usize,
             _ => self.position_of(p.r.flow),
         };
-        let quantum = self.quantum;
         let f = &mut self.flows[pos];
         f.q.push_back(p);
         f.backlog += p.r.bytes as u64;
         if !f.listed {
-            f.listed = true;
-            f.deficit = quantum;
-            self.new_flows.push_back(&mut self.flows, pos as u32);
-            self.new_flow_count += 1;
+            self.activate(pos);
         }
         self.bytes += p.r.bytes as u64;
         self.len += 1;
-        if self.len <= self.limit {
-            return Ok(());
+        if self.len > self.limit {
+            // fq_codel_enqueue: over the limit, fq_codel_drop takes a batch from the fattest
+            // queue's head (the arrival stays queued unless the batch reached it).
+            self.drop_over_limit(dropped);
         }
-        // fq_codel_enqueue: over the limit, fq_codel_drop takes a batch from the fattest
-        // queue's head (the arrival stays queued unless the batch reached it).
-        self.drop_fattest(self.drop_batch_size, |d| dropped.push((d, DropCause::Overflow)));
         Ok(())
     }
 
     /// `fq_codel_dequeue`.
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
         loop {
-            let (pos, from_new) = match (self.new_flows.front(), self.old_flows.front()) {
-                (Some(pos), _) => (pos, true),
-                (None, Some(pos)) => (pos, false),
-                (None, None) => return None,
-            };
+            let from_new = !self.new_flows.is_empty();
+            let pos = if from_new { self.new_flows.head } else { self.old_flows.head };
+            if pos == NONE {
+                return None;
+            }
             let f = &mut self.flows[pos as usize];
             if f.deficit <= 0 {
                 // Spent: another quantum, and to the tail of old_flows.
                 f.deficit += self.quantum;
-                let list = if from_new { &mut self.new_flows } else { &mut self.old_flows };
-                list.pop_front(&self.flows);
-                self.old_flows.push_back(&mut self.flows, pos);
+                if from_new {
+                    self.new_flows.pop_front(&mut self.flows);
+                    self.old_flows.push_back(&mut self.flows, pos);
+                } else {
+                    self.old_flows.rotate(&self.flows);
+                }
                 continue;
             }
             let mut src = FlowSource { q: &mut f.q, backlog: &mut f.backlog, len: &mut self.len, bytes: &mut self.bytes };
@@ -393,20 +441,7 @@ impl Qdisc for FqCodel {
                     f.deficit -= p.r.bytes as i64;
                     return Some(p);
                 }
-                None => {
-                    // Empty: a new queue passes through old_flows (if any) to prevent
-                    // starvation; otherwise it leaves the lists.
-                    if from_new {
-                        self.new_flows.pop_front(&self.flows);
-                        if !self.old_flows.is_empty() {
-                            self.old_flows.push_back(&mut self.flows, pos);
-                            continue;
-                        }
-                    } else {
-                        self.old_flows.pop_front(&self.flows);
-                    }
-                    self.flows[pos as usize].listed = false;
-                }
+                None => self.emptied(pos, from_new),
             }
         }
     }
@@ -623,7 +658,7 @@ mod tests {
         assert_eq!(d.iter().map(|(p, c)| (p.r.slot, *c)).collect::<Vec<_>>(), vec![(2, DropCause::Aqm)]);
         let b = &q.flows[q.index[q.bucket(B) as usize] as usize];
         assert_eq!((b.cvars.first_above_time, b.cvars.dropping), (195_312 + 97_656, false));
-        assert_eq!((q.new_flows.len(), q.old_flows.len(), q.len(), q.stats.drop_count), (1, 0, 4, 1));
+        assert_eq!((q.new_flows.len(&q.flows), q.old_flows.len(&q.flows), q.len(), q.stats.drop_count), (1, 0, 4, 1));
         // The same A alone: nothing behind A2, no drop.
         let mut q = fq(1514, 10240);
         q.enqueue(pkt(A, 1, 1000), 0, &mut Vec::new()).unwrap();
