@@ -555,6 +555,103 @@ mod tests {
         assert_eq!((q.new_flow_count, drain(&mut q)), (4, vec![5]));
     }
 
+    /// Linux's `fq_codel_dequeue` over plain lists (`VecDeque`s of queues, `list_move_tail`
+    /// as remove-and-push), with CoDel idle (every packet served at its arrival time): the
+    /// service order of [`FqCodel`] (circular lists, the rotation of the old list's head as two
+    /// stores) must be the same, packet for packet, for any arrivals.
+    #[test]
+    fn fq_codel_lists_serve_as_linux_lists_do() {
+        use std::collections::VecDeque as Q;
+        struct Reference {
+            queues: Vec<Q<(u32, u32)>>,
+            deficit: Vec<i64>,
+            listed: Vec<bool>,
+            new_flows: Q<usize>,
+            old_flows: Q<usize>,
+            quantum: i64,
+        }
+        impl Reference {
+            fn enqueue(&mut self, q: usize, slot: u32, bytes: u32) {
+                self.queues[q].push_back((slot, bytes));
+                if !self.listed[q] {
+                    self.listed[q] = true;
+                    self.deficit[q] = self.quantum;
+                    self.new_flows.push_back(q);
+                }
+            }
+            fn dequeue(&mut self) -> Option<u32> {
+                loop {
+                    let from_new = !self.new_flows.is_empty();
+                    let q = if from_new { *self.new_flows.front()? } else { *self.old_flows.front()? };
+                    let list = if from_new { &mut self.new_flows } else { &mut self.old_flows };
+                    if self.deficit[q] <= 0 {
+                        self.deficit[q] += self.quantum;
+                        list.pop_front();
+                        self.old_flows.push_back(q);
+                        continue;
+                    }
+                    match self.queues[q].pop_front() {
+                        Some((slot, bytes)) => {
+                            self.deficit[q] -= bytes as i64;
+                            return Some(slot);
+                        }
+                        None => {
+                            list.pop_front();
+                            if from_new && !self.old_flows.is_empty() {
+                                self.old_flows.push_back(q);
+                            } else {
+                                self.listed[q] = false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let (mut served, mut idle) = (0, 0);
+        for quantum in [300u32, 1514] {
+            for _ in 0..200 {
+                let mut q = fq(quantum, 10240);
+                // Flow ids 0..=5: six different buckets (see the hash test), one queue each.
+                let flows: Vec<u32> = (0..6).collect();
+                let mut r = Reference {
+                    queues: vec![Q::new(); 6],
+                    deficit: vec![0; 6],
+                    listed: vec![false; 6],
+                    new_flows: Q::new(),
+                    old_flows: Q::new(),
+                    quantum: quantum as i64,
+                };
+                let mut slot = 0;
+                let mut d = Vec::new();
+                for _ in 0..300 {
+                    if next(5) < 3 {
+                        // An arrival of 66 to 3000 bytes on one of 6 flows (6 buckets).
+                        let f = next(6) as usize;
+                        let bytes = [66, 500, 1500, 1514, 3000][next(5) as usize];
+                        q.enqueue(pkt(flows[f], slot, bytes), 0, &mut d).unwrap();
+                        r.enqueue(f, slot, bytes);
+                        slot += 1;
+                    } else {
+                        let got = q.dequeue(0, &mut d).map(|p| p.r.slot);
+                        assert_eq!(got, r.dequeue());
+                        if got.is_some() { served += 1 } else { idle += 1 }
+                    }
+                }
+                assert!(d.is_empty());
+                assert_eq!(drain(&mut q), std::iter::from_fn(|| r.dequeue()).collect::<Vec<_>>());
+            }
+        }
+        // Both kinds of dequeue happened plenty of times.
+        assert!(served > 10_000 && idle > 500, "{served} {idle}");
+    }
+
     #[test]
     fn fq_codel_quantum_shares_bytes_not_packets() {
         // Quantum 500: A sends 1000 B packets, B 250 B packets; each gets 1000 B per two rounds.
