@@ -110,8 +110,9 @@ pub fn jhash_1word(a: u32, initval: u32) -> u32 {
     c
 }
 
-/// Linux `struct fq_codel_flow` with its entry of `q->backlogs`. The fields a packet's
-/// enqueue and dequeue read come first (`repr(C)`: in the order given).
+/// Linux `struct fq_codel_flow` with its entry of `q->backlogs`. What every packet's
+/// enqueue and DRR step read comes first, CoDel's state after it (`repr(C)`: in the order
+/// given).
 #[derive(Debug, Default)]
 #[repr(C)]
 struct Flow {

@@ -45,8 +45,9 @@ use std::collections::VecDeque;
 /// `repr(C)`, the handle first: the link builds a `Queued` on its stack from a 16-byte copy of
 /// the handle and an 8-byte store of the time, and the discipline copies it into its queue
 /// with a 16-byte and an 8-byte load at the same offsets, which the CPU serves from its store
-/// buffer. In Rust's default order (the time first) the 16-byte load straddles the two stores,
-/// and the store-to-load forwarding fails (a stall of some 15 cycles per enqueue).
+/// buffer. In Rust's default order (the time first) the 16-byte load straddled the two stores
+/// and waited for them to reach the cache: in a cpu-clock profile of `bench/qdisc.py`'s codel
+/// run, `Codel::enqueue` fell from 6.8 to 4.1 ns per delivered segment with this order.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct Queued {
