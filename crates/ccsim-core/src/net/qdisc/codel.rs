@@ -160,6 +160,7 @@ impl CodelVars {
 
     /// `codel_dequeue`: the next packet of `src` at `now` (ns), dropping (to `dropped`) or
     /// marking on the way as the control law says.
+    #[inline(always)]
     pub fn dequeue<S: CodelSource>(
         &mut self,
         src: &mut S,
@@ -168,12 +169,34 @@ impl CodelVars {
         now_ns: Time,
         dropped: &mut Vec<(Queued, DropCause)>,
     ) -> Option<Queued> {
-        let Some(mut p) = src.pop() else {
+        let Some(p) = src.pop() else {
             self.dropping = false;
             return None;
         };
         let now = codel_time(now_ns);
         let drop = self.should_drop(Some(&p), params, stats, src.backlog(), now);
+        if !self.dropping && !drop {
+            // Neither branch of codel_dequeue's "if (vars->dropping) ... else if (drop)": the
+            // packet goes as it is (nearly every packet).
+            return Some(p);
+        }
+        self.dequeue_acting(p, drop, src, params, stats, now, dropped)
+    }
+
+    /// The rest of [`CodelVars::dequeue`] for packet `p` (just taken out; `drop` is what
+    /// `codel_should_drop` said of it at `now`) when CoDel is dropping or is to start.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn dequeue_acting<S: CodelSource>(
+        &mut self,
+        mut p: Queued,
+        drop: bool,
+        src: &mut S,
+        params: &CodelParams,
+        stats: &mut CodelStats,
+        now: u32,
+        dropped: &mut Vec<(Queued, DropCause)>,
+    ) -> Option<Queued> {
         if self.dropping {
             if !drop {
                 // Sojourn below target: leave the dropping state.

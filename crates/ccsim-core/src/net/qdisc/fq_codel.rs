@@ -110,70 +110,87 @@ pub fn jhash_1word(a: u32, initval: u32) -> u32 {
     c
 }
 
-/// Linux `struct fq_codel_flow` with its entry of `q->backlogs`.
+/// Linux `struct fq_codel_flow` with its entry of `q->backlogs`. What every packet's
+/// enqueue and DRR step read comes first, CoDel's state after it (`repr(C)`: in the order
+/// given).
 #[derive(Debug, Default)]
+#[repr(C)]
 struct Flow {
     q: VecDeque<Queued>,
     /// Bytes queued (`q->backlogs[idx]`).
     backlog: u64,
     deficit: i64,
-    cvars: CodelVars,
+    /// The next queue on its list (`flowchain`); the tail's is the head (see [`Chain`]).
+    next: u32,
     /// On new_flows or old_flows (`!list_empty(&flow->flowchain)`).
     listed: bool,
+    cvars: CodelVars,
     /// Its bucket (for the lists, which hold positions in `FqCodel::flows`).
     bucket: u32,
-    /// The next queue on its list (`flowchain`), NONE at the tail.
-    next: u32,
 }
 
 /// A FIFO list of flow queues linked through their `next` field, as Linux links them through
-/// `flowchain` (`list_add_tail`, `list_move_tail`, `list_del_init`): a move is a few stores,
-/// done for nearly every packet (a quantum of one MTU is spent by one full-size packet).
+/// `flowchain` (`list_add_tail`, `list_move_tail`, `list_del_init`). The links close in a
+/// circle (the tail's `next` is the head, as Linux's list head closes its circle), so that
+/// moving the head of a list to its own tail, done for nearly every packet (a quantum of one
+/// MTU is spent by one full-size packet), is two stores to the list and none to the queues:
+/// the order of the queues is the same as with a list that ends.
 #[derive(Debug, Clone, Copy)]
 struct Chain {
     head: u32,
     tail: u32,
-    len: u32,
 }
 
 impl Chain {
-    const EMPTY: Chain = Chain { head: NONE, tail: NONE, len: 0 };
-
-    #[inline]
-    fn front(&self) -> Option<u32> {
-        (self.head != NONE).then_some(self.head)
-    }
+    const EMPTY: Chain = Chain { head: NONE, tail: NONE };
 
     #[inline]
     fn is_empty(&self) -> bool {
         self.head == NONE
     }
 
+    /// The queues in order (tests).
     #[cfg(test)]
-    fn len(&self) -> usize {
-        self.len as usize
+    fn len(&self, flows: &[Flow]) -> usize {
+        let mut n = 0;
+        let mut at = self.head;
+        while at != NONE {
+            n += 1;
+            at = if at == self.tail { NONE } else { flows[at as usize].next };
+        }
+        n
     }
 
+    /// `list_add_tail`: `pos` (on no list) joins the tail.
     #[inline]
     fn push_back(&mut self, flows: &mut [Flow], pos: u32) {
-        flows[pos as usize].next = NONE;
-        match self.tail {
-            NONE => self.head = pos,
-            t => flows[t as usize].next = pos,
+        if self.head == NONE {
+            self.head = pos;
+        } else {
+            flows[self.tail as usize].next = pos;
         }
+        flows[pos as usize].next = self.head;
         self.tail = pos;
-        self.len += 1;
     }
 
+    /// Take the head (the list is not empty) off the list.
     #[inline]
-    fn pop_front(&mut self, flows: &[Flow]) -> Option<u32> {
-        let h = self.front()?;
-        self.head = flows[h as usize].next;
-        if self.head == NONE {
-            self.tail = NONE;
+    fn pop_front(&mut self, flows: &mut [Flow]) {
+        let h = self.head;
+        if h == self.tail {
+            *self = Chain::EMPTY;
+        } else {
+            self.head = flows[h as usize].next;
+            flows[self.tail as usize].next = self.head;
         }
-        self.len -= 1;
-        Some(h)
+    }
+
+    /// `list_move_tail` of the head (the list is not empty) onto this same list: with the
+    /// links in a circle the head becomes the tail and its successor the head.
+    #[inline]
+    fn rotate(&mut self, flows: &[Flow]) {
+        self.tail = self.head;
+        self.head = flows[self.head as usize].next;
     }
 }
 
@@ -309,6 +326,40 @@ impl FqCodel {
         pos
     }
 
+    /// `fq_codel_enqueue`: queue `pos`, on no list, joins the tail of new_flows with a quantum.
+    #[inline(never)]
+    fn activate(&mut self, pos: usize) {
+        let f = &mut self.flows[pos];
+        f.listed = true;
+        f.deficit = self.quantum;
+        self.new_flows.push_back(&mut self.flows, pos as u32);
+        self.new_flow_count += 1;
+    }
+
+    /// `fq_codel_enqueue` over the limit: a batch from the fattest queue's head.
+    #[cold]
+    #[inline(never)]
+    fn drop_over_limit(&mut self, dropped: &mut Vec<(Queued, DropCause)>) {
+        self.drop_fattest(self.drop_batch_size, |d| dropped.push((d, DropCause::Overflow)));
+    }
+
+    /// `fq_codel_dequeue` found queue `pos`, the head of new_flows (`from_new`) or else of
+    /// old_flows, empty: a new queue passes through old_flows (if any) to prevent starvation;
+    /// otherwise it leaves the lists.
+    #[inline(never)]
+    fn emptied(&mut self, pos: u32, from_new: bool) {
+        if from_new {
+            self.new_flows.pop_front(&mut self.flows);
+            if !self.old_flows.is_empty() {
+                self.old_flows.push_back(&mut self.flows, pos);
+                return;
+            }
+        } else {
+            self.old_flows.pop_front(&mut self.flows);
+        }
+        self.flows[pos as usize].listed = false;
+    }
+
     /// `fq_codel_drop`: drop from the head of the queue with the largest backlog (the lowest
     /// bucket among equals) until half its bytes are gone or `max_packets` are; each goes to
     /// `drop`. Returns the bucket.
@@ -349,42 +400,40 @@ impl Qdisc for FqCodel {
             Some(&pos) if pos != NONE => pos as usize,
             _ => self.position_of(p.r.flow()),
         };
-        let quantum = self.quantum;
         let f = &mut self.flows[pos];
         f.q.push_back(p);
         f.backlog += p.r.bytes() as u64;
         if !f.listed {
-            f.listed = true;
-            f.deficit = quantum;
-            self.new_flows.push_back(&mut self.flows, pos as u32);
-            self.new_flow_count += 1;
+            self.activate(pos);
         }
         self.bytes += p.r.bytes() as u64;
         self.len += 1;
-        if self.len <= self.limit {
-            return Ok(());
+        if self.len > self.limit {
+            // fq_codel_enqueue: over the limit, fq_codel_drop takes a batch from the fattest
+            // queue's head (the arrival stays queued unless the batch reached it).
+            self.drop_over_limit(dropped);
         }
-        // fq_codel_enqueue: over the limit, fq_codel_drop takes a batch from the fattest
-        // queue's head (the arrival stays queued unless the batch reached it).
-        self.drop_fattest(self.drop_batch_size, |d| dropped.push((d, DropCause::Overflow)));
         Ok(())
     }
 
     /// `fq_codel_dequeue`.
     fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Queued, DropCause)>) -> Option<Queued> {
         loop {
-            let (pos, from_new) = match (self.new_flows.front(), self.old_flows.front()) {
-                (Some(pos), _) => (pos, true),
-                (None, Some(pos)) => (pos, false),
-                (None, None) => return None,
-            };
+            let from_new = !self.new_flows.is_empty();
+            let pos = if from_new { self.new_flows.head } else { self.old_flows.head };
+            if pos == NONE {
+                return None;
+            }
             let f = &mut self.flows[pos as usize];
             if f.deficit <= 0 {
                 // Spent: another quantum, and to the tail of old_flows.
                 f.deficit += self.quantum;
-                let list = if from_new { &mut self.new_flows } else { &mut self.old_flows };
-                list.pop_front(&self.flows);
-                self.old_flows.push_back(&mut self.flows, pos);
+                if from_new {
+                    self.new_flows.pop_front(&mut self.flows);
+                    self.old_flows.push_back(&mut self.flows, pos);
+                } else {
+                    self.old_flows.rotate(&self.flows);
+                }
                 continue;
             }
             let mut src = FlowSource { q: &mut f.q, backlog: &mut f.backlog, len: &mut self.len, bytes: &mut self.bytes };
@@ -393,20 +442,7 @@ impl Qdisc for FqCodel {
                     f.deficit -= p.r.bytes() as i64;
                     return Some(p);
                 }
-                None => {
-                    // Empty: a new queue passes through old_flows (if any) to prevent
-                    // starvation; otherwise it leaves the lists.
-                    if from_new {
-                        self.new_flows.pop_front(&self.flows);
-                        if !self.old_flows.is_empty() {
-                            self.old_flows.push_back(&mut self.flows, pos);
-                            continue;
-                        }
-                    } else {
-                        self.old_flows.pop_front(&self.flows);
-                    }
-                    self.flows[pos as usize].listed = false;
-                }
+                None => self.emptied(pos, from_new),
             }
         }
     }
@@ -520,6 +556,103 @@ mod tests {
         assert_eq!((q.new_flow_count, drain(&mut q)), (4, vec![5]));
     }
 
+    /// Linux's `fq_codel_dequeue` over plain lists (`VecDeque`s of queues, `list_move_tail`
+    /// as remove-and-push), with CoDel idle (every packet served at its arrival time): the
+    /// service order of [`FqCodel`] (circular lists, the rotation of the old list's head as two
+    /// stores) must be the same, packet for packet, for any arrivals.
+    #[test]
+    fn fq_codel_lists_serve_as_linux_lists_do() {
+        use std::collections::VecDeque as Q;
+        struct Reference {
+            queues: Vec<Q<(u32, u32)>>,
+            deficit: Vec<i64>,
+            listed: Vec<bool>,
+            new_flows: Q<usize>,
+            old_flows: Q<usize>,
+            quantum: i64,
+        }
+        impl Reference {
+            fn enqueue(&mut self, q: usize, slot: u32, bytes: u32) {
+                self.queues[q].push_back((slot, bytes));
+                if !self.listed[q] {
+                    self.listed[q] = true;
+                    self.deficit[q] = self.quantum;
+                    self.new_flows.push_back(q);
+                }
+            }
+            fn dequeue(&mut self) -> Option<u32> {
+                loop {
+                    let from_new = !self.new_flows.is_empty();
+                    let q = if from_new { *self.new_flows.front()? } else { *self.old_flows.front()? };
+                    let list = if from_new { &mut self.new_flows } else { &mut self.old_flows };
+                    if self.deficit[q] <= 0 {
+                        self.deficit[q] += self.quantum;
+                        list.pop_front();
+                        self.old_flows.push_back(q);
+                        continue;
+                    }
+                    match self.queues[q].pop_front() {
+                        Some((slot, bytes)) => {
+                            self.deficit[q] -= bytes as i64;
+                            return Some(slot);
+                        }
+                        None => {
+                            list.pop_front();
+                            if from_new && !self.old_flows.is_empty() {
+                                self.old_flows.push_back(q);
+                            } else {
+                                self.listed[q] = false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let (mut served, mut idle) = (0, 0);
+        for quantum in [300u32, 1514] {
+            for _ in 0..200 {
+                let mut q = fq(quantum, 10240);
+                // Flow ids 0..=5: six different buckets (see the hash test), one queue each.
+                let flows: Vec<u32> = (0..6).collect();
+                let mut r = Reference {
+                    queues: vec![Q::new(); 6],
+                    deficit: vec![0; 6],
+                    listed: vec![false; 6],
+                    new_flows: Q::new(),
+                    old_flows: Q::new(),
+                    quantum: quantum as i64,
+                };
+                let mut slot = 0;
+                let mut d = Vec::new();
+                for _ in 0..300 {
+                    if next(5) < 3 {
+                        // An arrival of 66 to 3000 bytes on one of 6 flows (6 buckets).
+                        let f = next(6) as usize;
+                        let bytes = [66, 500, 1500, 1514, 3000][next(5) as usize];
+                        q.enqueue(pkt(flows[f], slot, bytes), 0, &mut d).unwrap();
+                        r.enqueue(f, slot, bytes);
+                        slot += 1;
+                    } else {
+                        let got = q.dequeue(0, &mut d).map(|p| p.r.slot);
+                        assert_eq!(got, r.dequeue());
+                        if got.is_some() { served += 1 } else { idle += 1 }
+                    }
+                }
+                assert!(d.is_empty());
+                assert_eq!(drain(&mut q), std::iter::from_fn(|| r.dequeue()).collect::<Vec<_>>());
+            }
+        }
+        // Both kinds of dequeue happened plenty of times.
+        assert!(served > 10_000 && idle > 500, "{served} {idle}");
+    }
+
     #[test]
     fn fq_codel_quantum_shares_bytes_not_packets() {
         // Quantum 500: A sends 1000 B packets, B 250 B packets; each gets 1000 B per two rounds.
@@ -623,7 +756,7 @@ mod tests {
         assert_eq!(d.iter().map(|(p, c)| (p.r.slot(), *c)).collect::<Vec<_>>(), vec![(2, DropCause::Aqm)]);
         let b = &q.flows[q.index[q.bucket(B) as usize] as usize];
         assert_eq!((b.cvars.first_above_time, b.cvars.dropping), (195_312 + 97_656, false));
-        assert_eq!((q.new_flows.len(), q.old_flows.len(), q.len(), q.stats.drop_count), (1, 0, 4, 1));
+        assert_eq!((q.new_flows.len(&q.flows), q.old_flows.len(&q.flows), q.len(), q.stats.drop_count), (1, 0, 4, 1));
         // The same A alone: nothing behind A2, no drop.
         let mut q = fq(1514, 10240);
         q.enqueue(pkt(A, 1, 1000), 0, &mut Vec::new()).unwrap();

@@ -41,7 +41,15 @@ use crate::time::Time;
 use std::collections::VecDeque;
 
 /// A packet in a discipline's care, with the time it arrived (sojourn = dequeue - arrival).
+///
+/// `repr(C)`, the handle first: the link builds a `Queued` on its stack from a 16-byte copy of
+/// the handle and an 8-byte store of the time, and the discipline copies it into its queue
+/// with a 16-byte and an 8-byte load at the same offsets, which the CPU serves from its store
+/// buffer. In Rust's default order (the time first) the 16-byte load straddled the two stores
+/// and waited for them to reach the cache: in a cpu-clock profile of `bench/qdisc.py`'s codel
+/// run, `Codel::enqueue` fell from 6.8 to 4.1 ns per delivered segment with this order.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub struct Queued {
     pub r: Routed,
     pub arrived: Time,
