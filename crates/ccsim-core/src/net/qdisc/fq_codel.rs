@@ -640,7 +640,7 @@ mod tests {
                         r.enqueue(f, slot, bytes);
                         slot += 1;
                     } else {
-                        let got = q.dequeue(0, &mut d).map(|p| p.r.slot);
+                        let got = q.dequeue(0, &mut d).map(|p| p.r.slot());
                         assert_eq!(got, r.dequeue());
                         if got.is_some() { served += 1 } else { idle += 1 }
                     }
