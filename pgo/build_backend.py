@@ -10,7 +10,9 @@ and says why on stderr. Every other hook is maturin's own.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,9 +28,26 @@ from maturin import (  # noqa: F401  (the hooks this backend does not change)
 )
 
 PROFILE = Path(__file__).resolve().parent / "ccsim.profdata"
-# LLVM warns about every function whose code changed since the profile was recorded; a
-# stale profile is expected between re-recordings, so those warnings are off.
-FLAGS = [f"-Cprofile-use={PROFILE}", "-Cllvm-args=-no-pgo-warn-mismatch"]
+ROOT = PROFILE.parent.parent
+
+
+def profile_copy() -> Path:
+    """The profile under a name made from its content, in the cargo target directory: cargo
+    rebuilds when RUSTFLAGS change but does not look into the file a flag names, so a
+    re-recorded profile must come with a new path."""
+    digest = hashlib.sha256(PROFILE.read_bytes()).hexdigest()[:16]
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    copy = target / "pgo-use" / f"ccsim-{digest}.profdata"
+    if not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(PROFILE, copy)
+    return copy
+
+
+def flags(profile: Path) -> list[str]:
+    # LLVM warns about every function whose code changed since the profile was recorded; a
+    # stale profile is expected between re-recordings, so those warnings are off.
+    return [f"-Cprofile-use={profile}", "-Cllvm-args=-no-pgo-warn-mismatch"]
 
 
 def _say(msg: str) -> None:
@@ -41,11 +60,15 @@ def pgo_flags() -> tuple[list[str], str]:
         return [], "CCSIM_PGO=0"
     if not PROFILE.exists():
         return [], f"{PROFILE} is missing"
+    try:
+        use = flags(profile_copy())
+    except OSError as exc:
+        return [], f"cannot copy {PROFILE.name} into the target directory ({exc})"
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "probe.rs"
         src.write_text("pub fn probe() {}\n")
         try:
-            probe = subprocess.run(["rustc", "--crate-type=lib", "--emit=obj", "-o", str(Path(tmp) / "probe.o"), *FLAGS, str(src)],
+            probe = subprocess.run(["rustc", "--crate-type=lib", "--emit=obj", "-o", str(Path(tmp) / "probe.o"), *use, str(src)],
                                    capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.SubprocessError) as exc:
             return [], f"cannot run rustc to check the profile ({exc})"
@@ -53,14 +76,14 @@ def pgo_flags() -> tuple[list[str], str]:
         if probe.returncode != 0 or "warning" in probe.stderr:
             first = (probe.stderr.strip().splitlines() or ["no message"])[0]
             return [], f"this rustc cannot use {PROFILE.name} ({first})"
-    return FLAGS, "profile-guided (pgo/ccsim.profdata)"
+    return use, "profile-guided (pgo/ccsim.profdata)"
 
 
 def _with_pgo(hook: Callable[..., str], *args: Any, **kwargs: Any) -> str:
-    flags, why = pgo_flags()
+    extra, why = pgo_flags()
     old = os.environ.get("RUSTFLAGS")
-    if flags:
-        os.environ["RUSTFLAGS"] = " ".join(([old] if old else []) + flags)
+    if extra:
+        os.environ["RUSTFLAGS"] = " ".join(([old] if old else []) + extra)
         _say(why)
     else:
         _say(f"building without the profile: {why}")

@@ -5,8 +5,9 @@ decide which branches the optimised build lays out as the straight path, what it
 what it moves out of the way. The runs cover what users run, so that no part of the engine is
 treated as cold: every example in ``examples/`` that is a single run (the dumbbell, ``[[links]]``
 networks, reverse traffic, queue disciplines with ECN, workloads of short flows, UDP, a
-cellular trace, the 802.11 line), every registered algorithm on a short dumbbell (alone and
-with ECN through a marking queue), every queue discipline, random loss, and a dumbbell with
+cellular trace, the 802.11 line), every registered algorithm on a dumbbell (drop-tail, and
+with ECN through a marking queue; each for long enough that its own paths through the engine,
+paced or not, weigh about as much as the examples' do), every queue discipline, random loss, and a dumbbell with
 2,000 flows (the radix event queue). The scenarios of ``bench/scenarios/`` are left out on
 purpose (and ``examples/bbr_vs_cubic.toml``, the same set-up as one of them), so that
 ``bench/bench.py`` measures a build whose profile was not fitted to it.
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_TRAINED = {"bbr_vs_cubic"}
 
 
-def dumbbell(cc: str, *, duration: str = "8s", rate: str = "20Mbps", buffer: str = "1bdp", count: int = 2,
+def dumbbell(cc: str, *, duration: str = "20s", rate: str = "100Mbps", buffer: str = "1bdp", count: int = 2,
              ecn: bool = False, qdisc: str | None = None, loss: float = 0.0) -> ccsim.Scenario:
     bottleneck: dict = {"rate": rate, "delay": "10ms", "buffer": buffer, "loss": loss}
     if qdisc is not None:
@@ -55,9 +56,9 @@ def runs() -> list[tuple[str, ccsim.Scenario]]:
         cc = a["name"]
         ecn = cc in ("dctcp", "prague")
         out.append((f"{cc} drop-tail", dumbbell(cc, qdisc="red" if ecn else None, ecn=ecn)))
-        out.append((f"{cc} ecn dualpi2", dumbbell(cc, qdisc="dualpi2", ecn=True, duration="4s")))
+        out.append((f"{cc} ecn dualpi2", dumbbell(cc, qdisc="dualpi2", ecn=True, duration="10s")))
     for q in ccsim.qdiscs():
-        out.append((f"cubic {q['name']}", dumbbell("cubic", qdisc=q["name"], buffer="4bdp", duration="5s")))
+        out.append((f"cubic {q['name']}", dumbbell("cubic", qdisc=q["name"], buffer="4bdp", duration="10s")))
     out.append(("newreno 1% loss", dumbbell("newreno", loss=0.01)))
     out.append(("cubic 2,000 flows", dumbbell("cubic", rate="1Gbps", count=2000, duration="2s")))
     return out

@@ -30,9 +30,26 @@ def backend(monkeypatch):
     return mod
 
 
-def test_the_committed_profile_is_used_by_this_rustc(backend):
+def test_the_committed_profile_is_used_by_this_rustc(backend, monkeypatch, tmp_path):
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path))
     flags, why = backend.pgo_flags()
-    assert flags == [f"-Cprofile-use={ROOT / 'pgo' / 'ccsim.profdata'}", "-Cllvm-args=-no-pgo-warn-mismatch"], why
+    assert why == "profile-guided (pgo/ccsim.profdata)"
+    (copy,) = (tmp_path / "pgo-use").iterdir()
+    assert flags == [f"-Cprofile-use={copy}", "-Cllvm-args=-no-pgo-warn-mismatch"]
+    assert copy.read_bytes() == (ROOT / "pgo" / "ccsim.profdata").read_bytes()
+
+
+def test_a_re_recorded_profile_gets_a_new_path(backend, monkeypatch, tmp_path):
+    # cargo does not look into the file a flag names: new content must change the flags.
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path / "target"))
+    prof = tmp_path / "ccsim.profdata"
+    prof.write_bytes(b"one")
+    monkeypatch.setattr(backend, "PROFILE", prof)
+    first = backend.profile_copy()
+    assert backend.profile_copy() == first
+    prof.write_bytes(b"two")
+    second = backend.profile_copy()
+    assert second != first and second.read_bytes() == b"two" and first.read_bytes() == b"one"
 
 
 def test_ccsim_pgo_0_builds_without_it(backend, monkeypatch):
@@ -44,7 +61,7 @@ def test_a_profile_rustc_cannot_read_is_left_out_with_the_reason(backend, monkey
     bad = tmp_path / "ccsim.profdata"
     bad.write_bytes(b"not a profile\n")
     monkeypatch.setattr(backend, "PROFILE", bad)
-    monkeypatch.setattr(backend, "FLAGS", [f"-Cprofile-use={bad}"])
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path / "target"))
     flags, why = backend.pgo_flags()
     assert flags == []
     assert why.startswith("this rustc cannot use ccsim.profdata (") and "profile" in why
@@ -55,10 +72,11 @@ def test_a_missing_profile_is_left_out(backend, monkeypatch, tmp_path):
     assert backend.pgo_flags() == ([], f"{tmp_path / 'none.profdata'} is missing")
 
 
-def test_the_hooks_add_the_flags_for_the_build_only(backend, monkeypatch, capsys):
+def test_the_hooks_add_the_flags_for_the_build_only(backend, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path))
     monkeypatch.setenv("RUSTFLAGS", "-Cdebuginfo=0")
     seen = backend.build_wheel("unused")
-    assert seen == "-Cdebuginfo=0 " + " ".join(backend.FLAGS)
+    assert seen == "-Cdebuginfo=0 " + " ".join(backend.flags(backend.profile_copy()))
     assert os.environ["RUSTFLAGS"] == "-Cdebuginfo=0"
     assert "ccsim build: profile-guided (pgo/ccsim.profdata)" in capsys.readouterr().err
     monkeypatch.delenv("RUSTFLAGS")
