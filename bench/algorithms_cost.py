@@ -82,7 +82,8 @@ def main() -> None:
         for cc in ALGOS:
             table[kind][cc] = (statistics.median(walls[cc]),) + table[kind][cc][1:]
     lines = [
-        f"Algorithm cost relative to NewReno, median of {args.repeat} runs of {args.duration}, one core",
+        f"Algorithm cost relative to NewReno, median of {args.repeat} runs of {args.duration}, one core, "
+        f"{'profile-guided build' if ccsim._core.BUILD_PGO else 'build without the profile-guided optimisation'}",
         "(`python3 bench/algorithms_cost.py --repeat {0} --duration {1}`)".format(args.repeat, args.duration),
         "",
         "Each cell: cost vs newreno, events vs newreno, cost per event vs newreno's, drops.",

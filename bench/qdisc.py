@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Measured {_dt.date.today().isoformat()} on {platform.node()} ({os.cpu_count()} CPUs), "
         f"`python3 bench/qdisc.py --repeat {args.repeat}`. Each run: 8 flows, 1 Gbps, 10 ms one way, "
         f"a 1,000-packet buffer, {args.duration:g} s simulated, one child process "
-        f"({'pinned with taskset -c 0' if pin else 'not pinned'}); median of {args.repeat} run(s).",
+        f"({'pinned with taskset -c 0' if pin else 'not pinned'}); median of {args.repeat} run(s); {scale.build_of(cmd)}.",
         "",
         "| run | ns per segment | vs cubic fifo | vs dctcp fifo | M events/s | utilization | drops | target 1.3x |",
         "|---|---|---|---|---|---|---|---|",

@@ -127,6 +127,15 @@ def default_ccsim() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "ccsim"]
 
 
+def build_of(cmd: list[str]) -> str:
+    """Which build `cmd` runs, from its `--version` ("profile-guided build" or not)."""
+    try:
+        out = subprocess.run([*cmd, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "build unknown"
+    return out.rsplit("; ", 1)[-1].strip().rstrip(")") if "; " in out else "build unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--flows", default="1,2,100,1000,10000,100000", help="comma-separated flow counts")
@@ -170,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         f"`python3 bench/scale.py --flows {args.flows} --rates {args.rates} --repeat {args.repeat}`. "
         f"Each run: CUBIC, one bottleneck, 20 ms one way, 1 BDP drop-tail buffer, access links 10x the "
         f"bottleneck rate, {args.duration:g} s simulated, one child process pinned to one core "
-        f"({'taskset -c 0' if pin else 'not pinned'}); median of {args.repeat} run(s).",
+        f"({'taskset -c 0' if pin else 'not pinned'}); median of {args.repeat} run(s); {build_of(cmd)}.",
         "",
         "| rate | flows | ns per segment (loop wall) | vs 2 flows | CPU ns per segment (process) | M events/s | loop wall s | process wall s | peak RSS MB | RSS per flow KB | utilization |",
         "|---|---|---|---|---|---|---|---|---|---|---|",

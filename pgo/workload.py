@@ -58,7 +58,10 @@ def runs() -> list[tuple[str, ccsim.Scenario]]:
         out.append((f"{cc} drop-tail", dumbbell(cc, qdisc="red" if ecn else None, ecn=ecn)))
         out.append((f"{cc} ecn dualpi2", dumbbell(cc, qdisc="dualpi2", ecn=True, duration="10s")))
     for q in ccsim.qdiscs():
+        # Each discipline as much as an algorithm's runs (and on a faster link, many packets
+        # queued), so that a discipline's paths through the link are not the rare case.
         out.append((f"cubic {q['name']}", dumbbell("cubic", qdisc=q["name"], buffer="4bdp", duration="10s")))
+        out.append((f"cubic {q['name']} 500 Mbps", dumbbell("cubic", qdisc=q["name"], rate="500Mbps", count=4, buffer="2bdp", duration="5s")))
     out.append(("newreno 1% loss", dumbbell("newreno", loss=0.01)))
     out.append(("cubic 2,000 flows", dumbbell("cubic", rate="1Gbps", count=2000, duration="2s")))
     return out
