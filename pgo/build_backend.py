@@ -36,7 +36,7 @@ def profile_copy() -> Path:
     rebuilds when RUSTFLAGS change but does not look into the file a flag names, so a
     re-recorded profile must come with a new path."""
     digest = hashlib.sha256(PROFILE.read_bytes()).hexdigest()[:16]
-    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target").resolve()
     copy = target / "pgo-use" / f"ccsim-{digest}.profdata"
     if not copy.exists():
         copy.parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +68,7 @@ def pgo_flags() -> tuple[list[str], str]:
         src = Path(tmp) / "probe.rs"
         src.write_text("pub fn probe() {}\n")
         try:
-            probe = subprocess.run(["rustc", "--crate-type=lib", "--emit=obj", "-o", str(Path(tmp) / "probe.o"), *use, str(src)],
+            probe = subprocess.run([os.environ.get("RUSTC", "rustc"), "--crate-type=lib", "--emit=obj", "-o", str(Path(tmp) / "probe.o"), *use, str(src)],
                                    capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.SubprocessError) as exc:
             return [], f"cannot run rustc to check the profile ({exc})"

@@ -11,7 +11,7 @@ arithmetic); E1 runs about a quarter faster (README, "Measured speed").
 Run this after changing the engine's hot code (a stale profile still builds; the functions
 that changed just lose their counts):
 
-    python3 pgo/train.py            # about 3 minutes: an instrumented build, the runs, a merge
+    python3 pgo/train.py            # an instrumented build (2 minutes the first time), the runs, a merge
 
 It needs ``maturin`` (the dev install has it) and ``llvm-profdata`` from the Rust toolchain
 (``rustup component add llvm-tools``). Steps:
