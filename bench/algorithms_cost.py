@@ -31,6 +31,7 @@ import statistics
 from pathlib import Path
 
 import ccsim
+from ccsim.build import build_kind
 
 #: the algorithms issue 14 added: each within 1.3x of NewReno's cost per event
 NEW = ["bbr3", "prague", "copa", "vegas", "westwood", "illinois", "htcp", "bic", "highspeed", "scalable", "hybla",
@@ -83,7 +84,7 @@ def main() -> None:
             table[kind][cc] = (statistics.median(walls[cc]),) + table[kind][cc][1:]
     lines = [
         f"Algorithm cost relative to NewReno, median of {args.repeat} runs of {args.duration}, one core, "
-        f"{'profile-guided build' if ccsim._core.BUILD_PGO else 'build without the profile-guided optimisation'}",
+        f"{build_kind()}",
         "(`python3 bench/algorithms_cost.py --repeat {0} --duration {1}`)".format(args.repeat, args.duration),
         "",
         "Each cell: cost vs newreno, events vs newreno, cost per event vs newreno's, drops.",

@@ -133,7 +133,8 @@ def build_of(cmd: list[str]) -> str:
         out = subprocess.run([*cmd, "--version"], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError):
         return "build unknown"
-    return out.rsplit("; ", 1)[-1].strip().rstrip(")") if "; " in out else "build unknown"
+    text = out.strip()
+    return text.rsplit("; ", 1)[-1][:-1] if "; " in text and text.endswith(")") else "build unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

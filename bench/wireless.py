@@ -18,6 +18,7 @@ import statistics
 from pathlib import Path
 
 import ccsim
+from ccsim.build import build_kind
 
 RESULTS = Path(__file__).resolve().parent / "results" / "wireless.md"
 
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         f"`python3 bench/wireless.py --repeat {args.repeat} --duration {args.duration}`, median of {args.repeat}, "
         f"802.11n (MCS 7), one flow from station 0 to station n; {platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}, "
-        f"{'profile-guided build' if ccsim._core.BUILD_PGO else 'build without the profile-guided optimisation'}.",
+        f"{build_kind()}.",
         "",
         "| case | throughput (Mbps) | events | wall (s) | M events/s |",
         "|---|---|---|---|---|",

@@ -28,7 +28,31 @@ from maturin import (  # noqa: F401  (the hooks this backend does not change)
 )
 
 PROFILE = Path(__file__).resolve().parent / "ccsim.profdata"
+INFO = PROFILE.parent / "profile.toml"
 ROOT = PROFILE.parent.parent
+
+
+def sources_digest(root: Path = ROOT) -> str:
+    """A digest of the Rust sources a profile is recorded for (every `.rs` and `Cargo.toml`
+    under `crates/`, and `Cargo.lock`): `pgo/train.py` writes it into `pgo/profile.toml`, and a
+    build whose sources differ says that its profile is older than its code."""
+    h = hashlib.sha256()
+    files = sorted(p for p in (root / "crates").rglob("*") if p.suffix == ".rs" or p.name == "Cargo.toml")
+    for p in [*files, root / "Cargo.lock"]:
+        if p.is_file():
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def recorded_digest() -> str | None:
+    """The sources digest `pgo/profile.toml` records, if any."""
+    try:
+        for line in INFO.read_text().splitlines():
+            if line.startswith("sources = "):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return None
 
 
 def profile_copy() -> Path:
@@ -81,19 +105,25 @@ def pgo_flags() -> tuple[list[str], str]:
 
 def _with_pgo(hook: Callable[..., str], *args: Any, **kwargs: Any) -> str:
     extra, why = pgo_flags()
-    old = os.environ.get("RUSTFLAGS")
+    saved = {k: os.environ.get(k) for k in ("RUSTFLAGS", "CCSIM_PGO_STALE")}
     if extra:
+        old = saved["RUSTFLAGS"]
         os.environ["RUSTFLAGS"] = " ".join(([old] if old else []) + extra)
-        _say(why)
+        # The extension records this (crates/ccsim-py/build.rs), so that `ccsim --version`
+        # and the benchmarks' reports say when a profile older than the code was used.
+        stale = recorded_digest() != sources_digest()
+        os.environ["CCSIM_PGO_STALE"] = "1" if stale else "0"
+        _say(why + ("; the profile was recorded for other sources: re-record it with python3 pgo/train.py" if stale else ""))
     else:
         _say(f"building without the profile: {why}")
     try:
         return hook(*args, **kwargs)
     finally:
-        if old is None:
-            os.environ.pop("RUSTFLAGS", None)
-        else:
-            os.environ["RUSTFLAGS"] = old
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def build_wheel(wheel_directory: str, config_settings: Mapping[str, Any] | None = None, metadata_directory: str | None = None) -> str:

@@ -39,6 +39,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PGO = ROOT / "pgo"
+sys.path.insert(0, str(PGO))
+from build_backend import sources_digest  # noqa: E402  (one definition of the digest)
 PROFILE = PGO / "ccsim.profdata"
 INFO = PGO / "profile.toml"
 
@@ -102,6 +104,8 @@ def main() -> int:
             f'commit = "{commit}{"+changes" if dirty else ""}"\n'
             f'rustc = "{info["version"]}"\n'
             f'llvm = "{info.get("LLVM version", "?")}"\n'
+            "# Digest of the Rust sources the profile is for (build_backend.sources_digest).\n"
+            f'sources = "{sources_digest()}"\n'
         )
         print(f"wrote {PROFILE.relative_to(ROOT)} ({PROFILE.stat().st_size:,} bytes) and {INFO.relative_to(ROOT)}")
     finally:

@@ -15,6 +15,9 @@ MODEL_VERSION: int
 #: Built with the profile-guided optimisation (``pgo/build_backend.py``, ``pip install``): same
 #: results, faster. False for ``maturin develop`` builds and ``CCSIM_PGO=0``.
 BUILD_PGO: bool
+#: A profile-guided build whose profile was recorded for other Rust sources (``pgo/train.py``
+#: re-records it): still faster than none, less than a current profile.
+BUILD_PGO_STALE: bool
 
 def validate(scenario_json: str) -> str:
     """Validate a scenario given as JSON text (the structure of the TOML file).

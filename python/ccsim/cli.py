@@ -19,6 +19,7 @@ from typing import Any, NoReturn, Sequence
 import click
 
 from . import __version__, _core
+from .build import build_kind
 from .result import CcsimWarning, Result, run as run_scenario
 from .cc import AlgorithmError
 from .scenario import ScenarioError, algorithms as list_algorithms, qdiscs as list_qdiscs
@@ -143,8 +144,7 @@ def _silence_stdout() -> None:
 )
 @click.version_option(
     version=__version__, prog_name="ccsim",
-    message=f"%(prog)s %(version)s (simulation model version {_core.MODEL_VERSION}; "
-    f"{'profile-guided build' if _core.BUILD_PGO else 'build without the profile-guided optimisation'})",
+    message=f"%(prog)s %(version)s (simulation model version {_core.MODEL_VERSION}; {build_kind()})",
 )
 def cli() -> None:
     """ccsim: fast packet-level TCP congestion-control simulator."""

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import ccsim
+from ccsim.build import build_kind
 from ccsim.cli import cli
 
 from _support import EXAMPLES, run_cmd
@@ -45,8 +46,7 @@ def test_version(runner):
     assert res.exit_code == 0
     assert ccsim.__version__ in res.output
     assert f"(simulation model version {ccsim._core.MODEL_VERSION}; " in res.output
-    build = "profile-guided build" if ccsim._core.BUILD_PGO else "build without the profile-guided optimisation"
-    assert res.output.rstrip().endswith(f"{build})")
+    assert res.output.rstrip().endswith(f"; {build_kind()})")
 
 
 def test_help(runner):

@@ -84,3 +84,53 @@ def test_the_hooks_add_the_flags_for_the_build_only(backend, monkeypatch, capsys
     assert backend.build_editable("unused") is None
     assert "RUSTFLAGS" not in os.environ
     assert "building without the profile: CCSIM_PGO=0" in capsys.readouterr().err
+
+
+def test_the_sources_digest_follows_the_rust_sources(backend, tmp_path):
+    src = tmp_path / "crates" / "core" / "src"
+    src.mkdir(parents=True)
+    (src / "lib.rs").write_text("fn a() {}\n")
+    (tmp_path / "crates" / "core" / "Cargo.toml").write_text("[package]\n")
+    (tmp_path / "Cargo.lock").write_text("# lock\n")
+    (tmp_path / "crates" / "core" / "README.md").write_text("not a source\n")
+    first = backend.sources_digest(tmp_path)
+    (tmp_path / "crates" / "core" / "README.md").write_text("still not a source\n")
+    assert backend.sources_digest(tmp_path) == first
+    (src / "lib.rs").write_text("fn a() { let _x = 1; }\n")
+    changed = backend.sources_digest(tmp_path)
+    assert changed != first
+    (src / "lib.rs").write_text("fn a() {}\n")
+    assert backend.sources_digest(tmp_path) == first
+    (tmp_path / "Cargo.lock").write_text("# another lock\n")
+    assert backend.sources_digest(tmp_path) not in (first, changed)
+
+
+def test_a_build_with_an_older_profile_says_so(backend, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(tmp_path))
+    monkeypatch.delenv("CCSIM_PGO_STALE", raising=False)
+    seen = {}
+
+    def hook(*a):
+        seen["stale"] = os.environ.get("CCSIM_PGO_STALE")
+
+    info = tmp_path / "profile.toml"
+    monkeypatch.setattr(backend, "INFO", info)
+    info.write_text(f'sources = "{backend.sources_digest()}"\n')
+    backend._with_pgo(hook)
+    assert seen["stale"] == "0" and "re-record" not in capsys.readouterr().err
+    info.write_text('sources = "0000000000000000"\n')
+    backend._with_pgo(hook)
+    assert seen["stale"] == "1"
+    assert "the profile was recorded for other sources: re-record it with python3 pgo/train.py" in capsys.readouterr().err
+    assert "CCSIM_PGO_STALE" not in os.environ
+
+
+def test_build_kind_names_the_three_builds(monkeypatch):
+    import ccsim.build as b
+
+    for pgo, stale, text in [(False, False, "build without the profile-guided optimisation"),
+                             (True, False, "profile-guided build"),
+                             (True, True, "profile-guided build, profile older than the sources")]:
+        monkeypatch.setattr(b._core, "BUILD_PGO", pgo)
+        monkeypatch.setattr(b._core, "BUILD_PGO_STALE", stale)
+        assert b.build_kind() == text

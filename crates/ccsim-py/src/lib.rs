@@ -513,6 +513,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MODEL_VERSION", ccsim_core::MODEL_VERSION)?;
     m.add("BUILD_PGO", env!("CCSIM_BUILD_PGO") == "1")?;
+    m.add("BUILD_PGO_STALE", env!("CCSIM_BUILD_PGO_STALE") == "1")?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
