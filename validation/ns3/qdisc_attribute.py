@@ -63,6 +63,9 @@ made on one side (both-* experiments: one on each side):
   both-fq-mtu-exit-rack  ns3-fq-mtu-exit against ccsim with [tcp] recovery = "rack" (both changed)
   ns3-cwndcnt       LinuxCwndCnt alone (stock queue discs, NewReno points; cause Q7)
   ns3-exit-cwndcnt  LinuxExitAcked and LinuxCwndCnt (Q6 and Q7)
+  ns3-rto-exit-cwndcnt  LinuxRtoSsthresh, LinuxExitAcked and LinuxCwndCnt (Q4, Q6 and Q7, NewReno points)
+  ns3-exit-cubic-cwndcnt  LinuxExitAcked and TcpCubicAttr's LinuxCwndCnt (Q6 and Q7, CUBIC points)
+  ns3-pie-linux-rto-exit-cwndcnt  ns3-pie-linux-rto with Q6 and Q7 (PIE NewReno points)
   ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
   ns3-fq-linux      that FQ-CoDel with all three
   (the ns3-pie-*, -rto-*, -codel-* and -fq-* experiments need bench/ns3/build/qdisc_attr:
@@ -248,6 +251,19 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     # starts, Linux tcp_init_cwnd_reduction), alone and with Q6 (stock queue discs, NewReno only)
     "ns3-cwndcnt": _private(RTO_CC, ["--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"], ccs={"newreno"}),
     "ns3-exit-cwndcnt": _private(RTO_CC, [*EXIT_LINUX, "--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"], ccs={"newreno"}),
+    # Q4, Q6 and Q7 together on the NewReno sender (stock queue discs)
+    "ns3-rto-exit-cwndcnt": _private(
+        RTO_CC, [*RTO_LINUX, *EXIT_LINUX, "--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"], ccs={"newreno"}
+    ),
+    # Q6 and Q7 on the CUBIC points: LinuxExitAcked and TcpCubicAttr's LinuxCwndCnt (stock queue discs)
+    "ns3-exit-cubic-cwndcnt": _private(RTO_CC, [*EXIT_LINUX, "--ns3::TcpCubicAttr::LinuxCwndCnt=true"], ccs={"cubic"}),
+    # ns3-pie-linux-rto (Q3, Q4) with Q6 and Q7 on the NewReno sender: every ns-3 switch a PIE NewReno point has
+    "ns3-pie-linux-rto-exit-cwndcnt": _private(
+        {**PIE_LINUX, **RTO_CC},
+        PIE_ALL + [f"{LPIE}FirstUpdate=500ms"] + RTO_LINUX + EXIT_LINUX + ["--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"],
+        qdiscs={"pie"},
+        ccs={"newreno"},
+    ),
     # the NewReno x4 1 ms residual after Q5 and Q6: one more Linux behaviour of the sender each
     # (qdisc_attr.h's TcpLinuxRenoAttr switches and its PrrAttrRecovery, QDISC_ATTR_PRR=1)
     "ns3-fq-mtu-exit-prr-private": _fq_exit({"QDISC_ATTR_PRR": "1"}, []),
