@@ -148,12 +148,20 @@ impl<T: Copy> Ring<T> {
         self.buf[(self.head + k) & m] = v;
     }
 
-    /// Double the storage (at least 4 slots), the live entries moved to its start in order.
-    /// `fill` pads the new slots (they are never read before being written).
+    /// Double the storage (at least 4 slots, or the room reserved by `with_capacity`), the
+    /// live entries moved to its start in order. `fill` pads the new slots (they are never
+    /// read before being written).
     #[cold]
     #[inline(never)]
     fn grow(&mut self, fill: T) {
         let cap = (self.buf.len() * 2).max(4);
+        if self.buf.is_empty() {
+            // The first push: use the room reserved ahead, if any, instead of a new vector.
+            let cap = cap.max(self.buf.capacity()).next_power_of_two();
+            self.buf.resize(cap, fill);
+            self.head = 0;
+            return;
+        }
         let mut nb = Vec::with_capacity(cap);
         nb.extend(self.iter().copied());
         nb.resize(cap, fill);
@@ -206,6 +214,20 @@ mod tests {
             }
         }
         assert!(r.iter().eq(d.iter()));
+    }
+
+    #[test]
+    fn with_capacity_keeps_its_room_through_the_first_push() {
+        let mut r: Ring<u64> = Ring::with_capacity(16);
+        assert_eq!(r.capacity(), 16);
+        for v in 0..16 {
+            r.push_back(v);
+        }
+        assert_eq!(r.capacity(), 16);
+        assert!(r.iter().copied().eq(0..16));
+        r.push_back(16);
+        assert_eq!(r.capacity(), 32);
+        assert!(r.iter().copied().eq(0..17));
     }
 
     #[test]
