@@ -6,6 +6,7 @@
 //! run here.
 
 use crate::endpoint::{Driver, Endpoint, Parts, Timer, TimerEvent};
+use crate::engine::prefetch;
 use crate::event::{Event, EventQueue};
 use crate::metrics::{AirHopSummary, BottleneckSummary, EventLog, FlowSummary, LinkSeries, LinkSummary, RunOutput, StationPlace, StationSummary, Summary, TimeSeries, WorkloadBucket, WorkloadSummary};
 use crate::net::wifi::{Cx, Frame, UDP_IP_HEADER};
@@ -116,6 +117,19 @@ struct LineFlow {
     group: usize,
     src: usize,
     dst: usize,
+}
+
+/// [`Sim::prefetch_route_end`], on the fields it reads (for callers holding a direction).
+#[inline]
+fn prefetch_route_end(packets: &crate::net::PacketStore, flows: &[Flow], r: Routed) {
+    packets.prefetch(r.slot());
+    if let Some(Flow { tcp: Some(ep), .. }) = flows.get(r.flow() as usize) {
+        if r.ack() {
+            prefetch::all(&ep.sender);
+        } else {
+            prefetch::all(&ep.receiver);
+        }
+    }
 }
 
 struct Flow {
@@ -753,6 +767,9 @@ impl Sim {
             let (pt, ev) = self.q.pop().unwrap();
             self.now = pt;
             self.event_count += 1;
+            if self.q.is_radix() {
+                self.prefetch_next();
+            }
             self.handle(ev);
         }
         true
@@ -766,6 +783,39 @@ impl Sim {
         } else {
             self.event_count + self.now.min(self.end) / self.sample_interval
         }
+    }
+
+    /// Prefetch the first line the next stored event will read (its direction, its segment, its
+    /// flow), while the event before it runs: with thousands of flows (the radix event queue)
+    /// that state is no longer in cache. Results do not depend on it.
+    #[inline(never)]
+    fn prefetch_next(&self) {
+        let Some(ev) = self.q.next_stored_radix() else { return };
+        match ev {
+            Event::LinkArrive(d) | Event::LinkTxDone(d) => {
+                if let Some(x) = self.net.dirs.get(d as usize) {
+                    prefetch::first(x);
+                }
+            }
+            Event::SegArrive(s) => {
+                if let Some(x) = self.net.segs.get(s as usize) {
+                    prefetch::first(x);
+                }
+            }
+            Event::Rto(f) | Event::RackTimer(f) | Event::DelAck(f) | Event::Pace(f) => {
+                if let Some(x) = self.flows.get(f as usize) {
+                    prefetch::all(x);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Prefetch what a packet at the end of its route will read: its store slot and its
+    /// flow's receiver (data) or sender (ACKs), all at once instead of one miss after another.
+    #[inline]
+    fn prefetch_route_end(&self, r: Routed) {
+        prefetch_route_end(&self.net.packets, &self.flows, r)
     }
 
     fn handle(&mut self, ev: Event) {
@@ -827,6 +877,9 @@ impl Sim {
                     dir.link.stats.random_losses += 1;
                     self.net.packets.discard(r.slot());
                 } else {
+                    if next.is_some() && self.q.is_radix() {
+                        self.prefetch_wire_ahead(d);
+                    }
                     self.forward(r.next());
                 }
             }
@@ -1020,8 +1073,61 @@ impl Sim {
         }
     }
 
+    /// The next packets on direction `d`'s wire (a bottleneck's next arrivals, one and two serialisation
+    /// times from now), in two stages: for the one after next, its store slot, its flow's
+    /// receiver (or sender) and the route its answer takes; for the next (whose route was
+    /// prefetched one arrival ago), the first hop of that route, which its ACK will enter.
+    #[inline(never)]
+    fn prefetch_wire_ahead(&self, d: u32) {
+        let line = &self.net.dirs[d as usize].link.wire.line;
+        let (next, after) = (line.front().map(|e| e.1), line.get(1).map(|e| e.1));
+        if let Some(n) = after.filter(|n| n.hop() == Routed::ON_LAST) {
+            self.prefetch_route_end(n);
+            if let Some(fl) = self.flows.get(n.flow() as usize) {
+                prefetch::first(if n.ack() { &fl.fwd } else { &fl.rev });
+            }
+        }
+        if let Some(n) = next.filter(|n| n.hop() == Routed::ON_LAST && !n.ack()) {
+            if let Some(fl) = self.flows.get(n.flow() as usize) {
+                match fl.rev.hop(0) {
+                    Some(Hop::Seg(s)) => {
+                        if let Some(x) = self.net.segs.get(s as usize) {
+                            prefetch::first(x);
+                        }
+                    }
+                    Some(Hop::Dir(d)) => {
+                        if let Some(x) = self.net.dirs.get(d as usize) {
+                            x.prefetch_offer();
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// [`Sim::prefetch_route_end`], and for an ACK what the sends it allows will read.
+    #[inline(never)]
+    fn prefetch_route_end_all(&self, r: Routed) {
+        self.prefetch_route_end(r);
+        if r.ack() {
+            if let Some(Flow { tcp: Some(ep), fwd, .. }) = self.flows.get(r.flow() as usize) {
+                ep.sender.prefetch_ack_path();
+                if let Some(Hop::Dir(d)) = fwd.hop(0) {
+                    if let Some(x) = self.net.dirs.get(d as usize) {
+                        x.prefetch_offer();
+                    }
+                }
+            }
+        }
+    }
+
     /// A packet at the end of its route: data to the flow's receiver, an ACK to its sender.
     fn route_end(&mut self, r: Routed) {
+        // Only with many flows (the radix event queue): with a few, all of it is in cache.
+        if self.q.is_radix() {
+            self.prefetch_route_end_all(r);
+        }
         match self.net.packets.take(r.slot()) {
             Packet::Data(mut pkt) => {
                 if pkt.flow >= DYN && !self.live.contains_key(&pkt.flow) {

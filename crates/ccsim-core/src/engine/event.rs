@@ -218,6 +218,22 @@ impl<E: Copy> EventQueue<E> {
         self.now_fifo.pop_front().map(|ev| (self.now, ev))
     }
 
+    /// The queue keeps its entries in the radix store (it was made for many pending events).
+    #[inline(always)]
+    pub fn is_radix(&self) -> bool {
+        self.radix.is_some()
+    }
+
+    /// With the radix store: the event it gives next (unless one is scheduled before it), to
+    /// prefetch what that event will read. None with the heap store (a few flows, whose state
+    /// stays in cache) or when the store is empty. Finding it is the search the next pop does
+    /// anyway (the position is kept).
+    #[inline]
+    pub fn next_stored_radix(&self) -> Option<E> {
+        let r = self.radix.as_ref()?;
+        r.find_min().map(|(b, i)| r.buckets[b as usize][i as usize].ev)
+    }
+
     #[cold]
     #[inline(never)]
     fn peek_radix(&self) -> Option<Time> {

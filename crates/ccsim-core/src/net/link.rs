@@ -216,6 +216,7 @@ impl<T: Copy> Link<T> {
 
     /// Offer a packet of `bytes` at `now`: drop it if the drop-tail queue is full, else decide
     /// when it is served and when it reaches the far end.
+    #[inline]
     pub fn offer(&mut self, pkt: T, bytes: u32, now: Time) -> Offer {
         self.stats.packets_in += 1;
         self.expire(now);

@@ -260,6 +260,14 @@ impl PacketStore {
         self.slots[slot as usize].0
     }
 
+    /// Prefetch the line of `slot`'s packet (see [`crate::engine::prefetch`]).
+    #[inline(always)]
+    pub fn prefetch(&self, slot: u32) {
+        if let Some(s) = self.slots.get(slot as usize) {
+            crate::engine::prefetch::first(s);
+        }
+    }
+
     /// The packet in `slot` (it stays).
     #[inline]
     pub fn get(&self, slot: u32) -> Packet {

@@ -61,6 +61,14 @@ impl LinkDir {
         }
     }
 
+    /// Prefetch what offering a packet reads: the link, the per-packet checks, the
+    /// queueing-delay histogram (see [`crate::engine::prefetch`]).
+    #[inline]
+    pub fn prefetch_offer(&self) {
+        crate::engine::prefetch::span(self, 0, std::mem::offset_of!(LinkDir, id));
+        self.qdelay_hist.prefetch();
+    }
+
     /// Serve this direction's queue with `qdisc` (before the run starts).
     pub fn set_qdisc(&mut self, qdisc: Box<dyn Qdisc>) {
         self.set_named_qdisc("custom", qdisc);
@@ -221,7 +229,7 @@ impl LinkDir {
 
     /// Draw the random loss for a packet leaving the wire at `now`: as [`LinkDir::lose`], with
     /// the loss schedule's probability if there is one (a draw for every packet then).
-    #[inline]
+    #[inline(always)]
     pub fn lose_at(&mut self, now: Time) -> bool {
         match &self.loss_steps {
             None => self.lose(),

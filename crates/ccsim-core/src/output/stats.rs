@@ -112,6 +112,14 @@ impl Histogram {
         self.counts.len()
     }
 
+    /// Prefetch the start of the stored counts (see [`crate::engine::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self) {
+        if let Some(c) = self.counts.first() {
+            crate::engine::prefetch::first(c);
+        }
+    }
+
     #[inline]
     pub fn add(&mut self, v: u64) {
         self.n += 1;

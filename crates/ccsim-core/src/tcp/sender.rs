@@ -1068,6 +1068,25 @@ impl Sender {
 }
 
 impl Sender {
+    /// Prefetch what an ACK's processing reads beyond the sender itself: the oldest segment
+    /// record, the algorithm's state and the RTT histogram (see [`crate::engine::prefetch`]).
+    #[inline]
+    pub fn prefetch_ack_path(&self) {
+        use crate::engine::prefetch;
+        if let Some(s) = self.segs.front() {
+            prefetch::first(s);
+        }
+        let cc: &dyn CongestionControl = &*self.cc;
+        let p = cc as *const dyn CongestionControl as *const u8;
+        let n = std::mem::size_of_val(cc);
+        let mut off = 0;
+        while off < n {
+            prefetch::line(p.wrapping_add(off));
+            off += prefetch::LINE;
+        }
+        self.stats.rtt_hist.prefetch();
+    }
+
     /// Bytes its growing buffers hold (segment records, RACK's send-order queue, pending
     /// algorithm events), for memory accounting.
     pub fn heap_bytes(&self) -> usize {
