@@ -493,6 +493,34 @@ mod tests {
     }
 
     #[test]
+    fn the_radix_hint_is_the_next_pop_or_nothing() {
+        let mut q = EventQueue::radix();
+        // 100 entries in one far bucket: too many to search for a hint.
+        for k in 0..100u32 {
+            q.schedule((1 << 20) + (k as u64 * 37) % 100, Event::Rto(k));
+        }
+        assert_eq!(q.next_stored_radix(), None);
+        assert_eq!(q.pop(), Some(((1 << 20), Event::Rto(0))));
+        // The pop spread the bucket out: a hint, when there is one, is the next pop; the
+        // order is the schedule's (by time).
+        let (mut hints, mut last) = (0, 1 << 20);
+        for _ in 1..100 {
+            let hint = q.next_stored_radix();
+            let (t, e) = q.pop().expect("an entry");
+            assert!(t > last);
+            last = t;
+            if let Some(h) = hint {
+                assert_eq!(h, e);
+                hints += 1;
+            }
+        }
+        assert_eq!(q.pop(), None);
+        // Offsets 64..99 share a bucket of 36 after the first pop: no hint until it splits.
+        assert!((60..99).contains(&hints), "{hints} hints");
+        assert_eq!(EventQueue::<Event>::heap(0).next_stored_radix(), None);
+    }
+
+    #[test]
     fn same_time_events_pop_in_insertion_order() {
         for mut q in both() {
         q.schedule(10, Event::Rto(3));
