@@ -76,8 +76,12 @@ impl<T: Copy> Ring<T> {
             return None;
         }
         let v = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask();
         self.len -= 1;
+        // An emptied ring starts again at slot 0: a queue that is mostly empty (a host's
+        // access link with many flows) keeps using its first cache line instead of cycling
+        // through every slot it once needed, each gone cold by its turn (a store to a cold
+        // line waits for it, and enough of them fill the store buffer).
+        self.head = if self.len == 0 { 0 } else { (self.head + 1) & self.mask() };
         Some(v)
     }
 
@@ -214,6 +218,30 @@ mod tests {
             }
         }
         assert!(r.iter().eq(d.iter()));
+    }
+
+    #[test]
+    fn an_emptied_ring_starts_again_at_its_first_slot() {
+        let mut r: Ring<u64> = Ring::new();
+        let mut d: VecDeque<u64> = VecDeque::new();
+        for v in 0..5 {
+            r.push_back(v);
+            d.push_back(v);
+        }
+        // Bursts of 1-5 entries, each drained: order kept, and each burst starts at slot 0.
+        for burst in 0..200u64 {
+            while let Some(v) = d.pop_front() {
+                assert_eq!(r.pop_front(), Some(v));
+            }
+            assert!(r.is_empty());
+            for k in 0..1 + burst % 5 {
+                r.push_back(burst * 10 + k);
+                d.push_back(burst * 10 + k);
+            }
+            assert!(std::ptr::eq(r.front().unwrap(), &r.buf[0]));
+            assert!(r.iter().eq(d.iter()));
+        }
+        assert_eq!(r.capacity(), 8);
     }
 
     #[test]
