@@ -799,7 +799,7 @@ impl Sim {
             }
             Event::SegArrive(s) => {
                 if let Some(x) = self.net.segs.get(s as usize) {
-                    prefetch::first(x);
+                    prefetch::all(x);
                 }
             }
             Event::Rto(f) | Event::RackTimer(f) | Event::DelAck(f) | Event::Pace(f) => {
@@ -894,8 +894,15 @@ impl Sim {
                 }
             }
             Event::SegArrive(s) => {
-                let (r, next) = self.net.segs[s as usize].line.pop();
+                if self.q.is_radix() {
+                    self.prefetch_segment_head(s);
+                }
+                let seg = &mut self.net.segs[s as usize];
+                let (r, next) = seg.line.pop();
                 if let Some(t) = next {
+                    if let Some(&(_, h)) = seg.line.line.front() {
+                        seg.head = h;
+                    }
                     self.q.schedule(t, Event::SegArrive(s));
                 }
                 self.forward(r.next());
@@ -1106,6 +1113,17 @@ impl Sim {
         }
     }
 
+    /// A delay segment's front packet is about to arrive: if that ends its route, prefetch
+    /// for it from the segment's copy of its handle (the line's buffer is not read yet).
+    #[inline(never)]
+    fn prefetch_segment_head(&self, s: u32) {
+        if let Some(seg) = self.net.segs.get(s as usize) {
+            if seg.head.hop() == Routed::ON_LAST {
+                self.prefetch_route_end_all(seg.head);
+            }
+        }
+    }
+
     /// [`Sim::prefetch_route_end`], and for an ACK what the sends it allows will read.
     #[inline(never)]
     fn prefetch_route_end_all(&self, r: Routed) {
@@ -1205,6 +1223,7 @@ impl Sim {
             }
         }
         if let Some(at) = seg.line.push(r, now) {
+            seg.head = r;
             self.q.schedule(at, Event::SegArrive(s));
         }
     }

@@ -112,7 +112,7 @@ impl Ecn {
 /// two integers is passed and returned in registers, where one of six fields went through
 /// memory at every call of the forwarding path, and a field written just before the whole
 /// handle was copied (a hop count, an ECN mark) made the copy wait for the store.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 pub struct Routed {
     /// `flow` (bits 0-31), `bytes` (32-63).
     lo: u64,

@@ -301,6 +301,10 @@ pub enum Step {
 #[repr(C, align(64))]
 pub struct Segment {
     pub line: DelayLine<Routed>,
+    /// A copy of the handle at the front of the line (stale while the line is empty), on the
+    /// segment's own second line: with many flows the run loop reads it to prefetch what the
+    /// packet's arrival will read before it reads the line's buffer, which is another miss.
+    pub head: Routed,
     /// The directions, in route order.
     pub dirs: Box<[u32]>,
     /// Packets lost in each direction (by position in `dirs`; empty unless the segment is
@@ -458,7 +462,7 @@ impl Network {
         let delay = dirs.iter().map(|&d| self.dirs[d as usize].link.delay).sum();
         let lossy = dirs.iter().any(|&d| self.dirs[d as usize].loss > 0.0);
         let lost = if lossy { vec![0; dirs.len()].into_boxed_slice() } else { Box::default() };
-        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay), lost });
+        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay), head: Routed::default(), lost });
         self.seg_lossy.push(lossy);
         Hop::Seg((self.segs.len() - 1) as u32)
     }

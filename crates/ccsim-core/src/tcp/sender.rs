@@ -307,20 +307,23 @@ impl Sender {
                 self.first_tx_mstamp = now;
                 self.sk.delivered_mstamp = now;
             }
-            self.segs.push_back(Seg {
-                sent: now,
-                tx_delivered: 0,
-                tx_delivered_mstamp: 0,
-                tx_first_tx_mstamp: 0,
-                tx_app_limited: false,
-                flags: 0,
-                tx_delivered_ce: 0,
-                tx_in_flight: 0,
-                tx_lost: 0,
-            });
             self.sk.snd_nxt += 1;
             self.sk.packets_out += 1;
-            self.rate_stamp(seq);
+            // rate_stamp's values, written with the record in one go: with many flows the
+            // record's slot is a cold line, and updating it after the push (a read of the
+            // flags) waited for that line.
+            let seg = Seg {
+                sent: now,
+                tx_delivered: self.sk.delivered,
+                tx_delivered_mstamp: self.sk.delivered_mstamp,
+                tx_first_tx_mstamp: self.first_tx_mstamp,
+                tx_app_limited: self.sk.app_limited != 0,
+                flags: 0,
+                tx_delivered_ce: self.sk.delivered_ce as u32,
+                tx_in_flight: self.sk.packets_in_flight(),
+                tx_lost: self.sk.lost,
+            };
+            self.segs.push_back(seg);
             if self.rto_deadline.is_none() {
                 self.arm_rto(now);
             }
