@@ -29,7 +29,7 @@ pub enum Timer {
 }
 
 /// A run loop's event type names each flow timer's event.
-pub(crate) trait TimerEvent: Copy {
+pub(crate) trait TimerEvent: Copy + Default {
     fn timer(t: Timer, flow: u32) -> Self;
 }
 

@@ -9,7 +9,7 @@ use crate::time::Time;
 use std::cell::Cell;
 use super::ring::Ring;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Event {
     /// The head packet of a link direction's wire reaches the far end.
     LinkArrive(u32),
@@ -28,6 +28,7 @@ pub enum Event {
     FlowStart(u32),
     FlowStop(u32),
     /// Record a time-series sample.
+    #[default]
     Sample,
     /// A UDP flow's next datagram.
     UdpGen(u32),
@@ -118,7 +119,7 @@ impl<E> Default for EventQueue<E> {
     }
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Copy + Default> EventQueue<E> {
     /// A queue for about `n` pending events: a heap up to [`RADIX_ABOVE`], a radix queue above.
     pub fn with_capacity(n: usize) -> Self {
         if n > RADIX_ABOVE {

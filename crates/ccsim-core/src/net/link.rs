@@ -52,7 +52,7 @@ pub struct LinkStats {
 }
 
 /// An accepted packet whose service has not started yet.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Waiting {
     arrival: Time,
     start: Time,
@@ -163,7 +163,7 @@ impl TickPipe {
     }
 }
 
-impl<T: Copy> Link<T> {
+impl<T: Copy + Default> Link<T> {
     pub fn new(rate_bps: u64, delay: Time, limit: QueueLimit) -> Self {
         Link {
             rate_bps,
@@ -394,7 +394,7 @@ pub struct DelayLine<T> {
     pub losses: u64,
 }
 
-impl<T: Copy> DelayLine<T> {
+impl<T: Copy + Default> DelayLine<T> {
     pub fn new(delay: Time) -> Self {
         DelayLine { delay, line: Ring::new(), packets_in: 0, packets_out: 0, losses: 0 }
     }
