@@ -801,6 +801,14 @@ impl Sim {
                 if let Some(x) = self.net.segs.get(s as usize) {
                     prefetch::all(x);
                 }
+                // The packet it will deliver, from the dense copy of its handle: its slot and
+                // its flow's sender or receiver (what depends on those lines is asked for when
+                // the event runs, [`Sim::prefetch_segment_head`]).
+                if let Some(&h) = self.net.seg_heads.get(s as usize) {
+                    if h.hop() == Routed::ON_LAST {
+                        self.prefetch_route_end(h);
+                    }
+                }
             }
             Event::Rto(f) | Event::RackTimer(f) | Event::DelAck(f) | Event::Pace(f) => {
                 if let Some(x) = self.flows.get(f as usize) {
@@ -901,7 +909,7 @@ impl Sim {
                 let (r, next) = seg.line.pop();
                 if let Some(t) = next {
                     if let Some(&(_, h)) = seg.line.line.front() {
-                        seg.head = h;
+                        self.net.seg_heads[s as usize] = h;
                     }
                     self.q.schedule(t, Event::SegArrive(s));
                 }
@@ -1114,12 +1122,13 @@ impl Sim {
     }
 
     /// A delay segment's front packet is about to arrive: if that ends its route, prefetch
-    /// for it from the segment's copy of its handle (the line's buffer is not read yet).
+    /// for it from the copy of its handle in [`Network::seg_heads`] (the line's buffer is not
+    /// read yet).
     #[inline(never)]
     fn prefetch_segment_head(&self, s: u32) {
-        if let Some(seg) = self.net.segs.get(s as usize) {
-            if seg.head.hop() == Routed::ON_LAST {
-                self.prefetch_route_end_all(seg.head);
+        if let Some(&h) = self.net.seg_heads.get(s as usize) {
+            if h.hop() == Routed::ON_LAST {
+                self.prefetch_route_end_all(h);
             }
         }
     }
@@ -1209,7 +1218,7 @@ impl Sim {
         if self.captures.is_some() {
             self.record_segment(s, r);
         }
-        let crate::net::Network { dirs, segs, seg_lossy, packets, .. } = &mut self.net;
+        let crate::net::Network { dirs, segs, seg_lossy, seg_heads, packets, .. } = &mut self.net;
         let seg = &mut segs[s as usize];
         if seg_lossy[s as usize] {
             for (k, &d) in seg.dirs.iter().enumerate() {
@@ -1223,7 +1232,7 @@ impl Sim {
             }
         }
         if let Some(at) = seg.line.push(r, now) {
-            seg.head = r;
+            seg_heads[s as usize] = r;
             self.q.schedule(at, Event::SegArrive(s));
         }
     }

@@ -301,10 +301,6 @@ pub enum Step {
 #[repr(C, align(64))]
 pub struct Segment {
     pub line: DelayLine<Routed>,
-    /// A copy of the handle at the front of the line (stale while the line is empty), on the
-    /// segment's own second line: with many flows the run loop reads it to prefetch what the
-    /// packet's arrival will read before it reads the line's buffer, which is another miss.
-    pub head: Routed,
     /// The directions, in route order.
     pub dirs: Box<[u32]>,
     /// Packets lost in each direction (by position in `dirs`; empty unless the segment is
@@ -377,6 +373,11 @@ pub struct Network {
     /// Per segment: whether any of its directions loses packets at random (else no draw is
     /// made). Kept apart from the segments, dense, so that checking it stays in the caches.
     pub seg_lossy: Vec<bool>,
+    /// Per segment, a copy of the handle at the front of its line (stale while the line is
+    /// empty), kept dense (16 bytes a segment) so that it stays in cache: with many flows the
+    /// run loop reads it one event ahead of the segment's arrival event to prefetch the
+    /// packet's slot and its flow's state, before the segment itself is read.
+    pub seg_heads: Vec<Routed>,
     /// Shared media (802.11 channels).
     pub media: Vec<Dcf>,
     /// The medium of each station, stations numbered across all media in order (events
@@ -462,8 +463,9 @@ impl Network {
         let delay = dirs.iter().map(|&d| self.dirs[d as usize].link.delay).sum();
         let lossy = dirs.iter().any(|&d| self.dirs[d as usize].loss > 0.0);
         let lost = if lossy { vec![0; dirs.len()].into_boxed_slice() } else { Box::default() };
-        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay), head: Routed::default(), lost });
+        self.segs.push(Segment { dirs: dirs.into_boxed_slice(), line: DelayLine::new(delay), lost });
         self.seg_lossy.push(lossy);
+        self.seg_heads.push(Routed::default());
         Hop::Seg((self.segs.len() - 1) as u32)
     }
 
