@@ -51,6 +51,9 @@ pub struct Histogram {
     /// Counts of buckets `lo .. lo + counts.len()` (all above bucket 0).
     counts: Vec<u64>,
     lo: u32,
+    /// Where in `counts` the last value went (a hint for [`Histogram::prefetch`]; it may be
+    /// off after the range grew downwards).
+    last: u32,
     n: u64,
 }
 
@@ -112,10 +115,12 @@ impl Histogram {
         self.counts.len()
     }
 
-    /// Prefetch the start of the stored counts (see [`crate::engine::prefetch`]).
+    /// Prefetch the counter the last value went to (the next value, an RTT or a queueing
+    /// delay like the last, likely goes to the same cache line; see
+    /// [`crate::engine::prefetch`]).
     #[inline]
     pub fn prefetch(&self) {
-        if let Some(c) = self.counts.first() {
+        if let Some(c) = self.counts.get(self.last as usize) {
             crate::engine::prefetch::first(c);
         }
     }
@@ -134,6 +139,7 @@ impl Histogram {
             k = i - self.lo as usize;
         }
         self.counts[k] += 1;
+        self.last = k as u32;
     }
 
     pub fn count(&self) -> u64 {
