@@ -228,6 +228,19 @@ impl<E: Copy + Default> EventQueue<E> {
         self.radix.is_some()
     }
 
+    /// The event the store gives next (unless one is scheduled before it or is due now), to
+    /// prefetch what it will read: the heap's top, or [`EventQueue::next_stored_radix`].
+    #[inline]
+    pub fn next_stored(&self) -> Option<E> {
+        if self.radix.is_some() {
+            self.next_stored_radix()
+        } else if self.heap.n > 0 {
+            Some(self.heap.heap[0].ev)
+        } else {
+            None
+        }
+    }
+
     /// With the radix store: the event it gives next (unless one is scheduled before it), to
     /// prefetch what that event will read. None with the heap store (a few flows, whose state
     /// stays in cache) or when the store is empty. Finding it is the search the next pop does

@@ -469,6 +469,12 @@ impl Network {
         Hop::Seg((self.segs.len() - 1) as u32)
     }
 
+    /// Full-size (1,500-byte) packets the directions with a rate hold on their wires at that
+    /// rate: the sum of their bandwidth-delay products.
+    pub fn wire_packets(&self) -> f64 {
+        self.dirs.iter().map(|d| d.link.rate_bps as f64 * d.link.delay as f64 / 1e9 / (8.0 * 1500.0)).sum()
+    }
+
     /// Packets in, out and randomly lost on each unlimited direction, from the segments that
     /// cross it: a packet enters a direction unless an earlier direction of its segment lost it,
     /// and leaves it unless this direction lost it or it is still in the segment's line.
