@@ -119,19 +119,6 @@ struct LineFlow {
     dst: usize,
 }
 
-/// [`Sim::prefetch_route_end`], on the fields it reads (for callers holding a direction).
-#[inline]
-fn prefetch_route_end(packets: &crate::net::PacketStore, flows: &[Flow], r: Routed) {
-    packets.prefetch(r.slot());
-    if let Some(Flow { tcp: Some(ep), .. }) = flows.get(r.flow() as usize) {
-        if r.ack() {
-            prefetch::all(&ep.sender);
-        } else {
-            prefetch::all(&ep.receiver);
-        }
-    }
-}
-
 struct Flow {
     /// The TCP connection: sender, receiver and their timers (None for a UDP flow).
     tcp: Option<Endpoint>,
@@ -796,9 +783,10 @@ impl Sim {
         }
     }
 
-    /// Prefetch the first line the next stored event will read (its direction, its segment, its
-    /// flow), while the event before it runs: with thousands of flows (the radix event queue)
-    /// that state is no longer in cache. Results do not depend on it.
+    /// Prefetch, while the event before it runs, what the next stored event will read first:
+    /// its direction, its segment (and the packet that arrives from it, with its flow's
+    /// sender or receiver) or its flow. With many flows or packets in flight
+    /// ([`Sim::prefetch`]) that state is no longer in cache. Results do not depend on it.
     #[inline(never)]
     fn prefetch_next(&self) {
         let Some(ev) = self.q.next_stored() else { return };
@@ -834,7 +822,14 @@ impl Sim {
     /// flow's receiver (data) or sender (ACKs), all at once instead of one miss after another.
     #[inline]
     fn prefetch_route_end(&self, r: Routed) {
-        prefetch_route_end(&self.net.packets, &self.flows, r)
+        self.net.packets.prefetch(r.slot());
+        if let Some(Flow { tcp: Some(ep), .. }) = self.flows.get(r.flow() as usize) {
+            if r.ack() {
+                prefetch::all(&ep.sender);
+            } else {
+                prefetch::all(&ep.receiver);
+            }
+        }
     }
 
     fn handle(&mut self, ev: Event) {
@@ -1099,10 +1094,11 @@ impl Sim {
         }
     }
 
-    /// The next packets on direction `d`'s wire (a bottleneck's next arrivals, one and two serialisation
-    /// times from now), in two stages: for the one after next, its store slot, its flow's
-    /// receiver (or sender) and the route its answer takes; for the next (whose route was
-    /// prefetched one arrival ago), the first hop of that route, which its ACK will enter.
+    /// The next packets on direction `d`'s wire (a bottleneck's next arrivals, one and two
+    /// serialisation times from now), in two stages: for the one after next, its store slot,
+    /// its flow's receiver (or sender) and the route its answer takes; for the next (whose
+    /// route was prefetched one arrival ago), the first hop of that route, which its ACK will
+    /// enter.
     #[inline(never)]
     fn prefetch_wire_ahead(&self, d: u32) {
         let line = &self.net.dirs[d as usize].link.wire.line;
