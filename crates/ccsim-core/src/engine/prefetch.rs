@@ -27,18 +27,24 @@ pub fn first<T>(r: &T) {
     line(r as *const T as *const u8)
 }
 
+/// Prefetch the lines of the `len` bytes from `p`.
+#[inline(always)]
+pub fn bytes(p: *const u8, len: usize) {
+    // From the line holding byte 0 to the one holding byte `len - 1`.
+    let mut a = (p as usize) & !(LINE - 1);
+    let end = p as usize + len;
+    while a < end {
+        line(p.wrapping_add(a.wrapping_sub(p as usize)));
+        a += LINE;
+    }
+}
+
 /// Prefetch the lines of bytes `from..to` of `*r` (offsets into it; clamped to its size).
 #[inline(always)]
 pub fn span<T>(r: &T, from: usize, to: usize) {
-    let base = r as *const T as *const u8;
     let to = to.min(std::mem::size_of::<T>());
-    // From the line holding byte `from` to the one holding byte `to - 1`.
-    let start = (base as usize + from) & !(LINE - 1);
-    let end = base as usize + to;
-    let mut a = start;
-    while a < end {
-        line(base.wrapping_add(a - base as usize));
-        a += LINE;
+    if from < to {
+        bytes((r as *const T as *const u8).wrapping_add(from), to - from);
     }
 }
 

@@ -242,23 +242,25 @@ impl Sender {
         (now / self.cfg.ts_tick) as u32
     }
 
-    /// tcp_rate_skb_sent: stamp a (re)transmitted segment with the delivery state. (The
-    /// "nothing in flight" reset of first_tx_mstamp is done by the caller before sending.)
-    fn rate_stamp(&mut self, seq: u32) {
-        let (d, dm, ft, al) = (self.sk.delivered, self.sk.delivered_mstamp, self.first_tx_mstamp, self.sk.app_limited != 0);
-        let dce = self.sk.delivered_ce as u32;
-        // The caller has already counted the segment in packets_out or retrans_out, so this
-        // is Linux's tcp_packets_in_flight() + tcp_skb_pcount(skb) before the send.
-        let (in_flight, lost) = (self.sk.packets_in_flight(), self.sk.lost);
-        let s = self.seg_mut(seq);
-        s.tx_in_flight = in_flight;
-        s.tx_lost = lost;
-        s.tx_delivered = d;
-        s.tx_delivered_ce = dce;
-        s.tx_delivered_mstamp = dm;
-        s.tx_first_tx_mstamp = ft;
-        s.tx_app_limited = al;
-        s.flags &= !RATE_DONE;
+    /// tcp_rate_skb_sent: a (re)transmitted segment's record, sent at `sent` with `flags`,
+    /// stamped with the delivery state. (The "nothing in flight" reset of first_tx_mstamp is
+    /// done by the caller before sending.) The record is written whole, never field by field
+    /// after it is in place: with many flows its slot is a cold line, and updating it there (a
+    /// read of the flags) waited for that line.
+    fn stamped_seg(&self, sent: Time, flags: u8) -> Seg {
+        Seg {
+            sent,
+            tx_delivered: self.sk.delivered,
+            tx_delivered_mstamp: self.sk.delivered_mstamp,
+            tx_first_tx_mstamp: self.first_tx_mstamp,
+            tx_app_limited: self.sk.app_limited != 0,
+            flags,
+            tx_delivered_ce: self.sk.delivered_ce as u32,
+            // The caller has already counted the segment in packets_out or retrans_out, so
+            // this is Linux's tcp_packets_in_flight() + tcp_skb_pcount(skb) before the send.
+            tx_in_flight: self.sk.packets_in_flight(),
+            tx_lost: self.sk.lost,
+        }
     }
 
     /// The next segment to transmit now, if cwnd and the receive window allow one
@@ -290,13 +292,9 @@ impl Sender {
             }
             if seq < self.sk.snd_nxt {
                 self.retx_hint = seq + 1;
-                {
-                    let s = self.seg_mut(seq);
-                    s.flags |= RETRANS | EVER_RETRANS;
-                    s.sent = now;
-                }
                 self.sk.retrans_out += 1;
-                self.rate_stamp(seq);
+                let flags = (self.seg(seq).flags | RETRANS | EVER_RETRANS) & !RATE_DONE;
+                *self.seg_mut(seq) = self.stamped_seg(now, flags);
                 self.stats.retransmits += 1;
                 if seq == self.sk.snd_una {
                     self.arm_rto(now);
@@ -316,20 +314,7 @@ impl Sender {
             }
             self.sk.snd_nxt += 1;
             self.sk.packets_out += 1;
-            // rate_stamp's values, written with the record in one go: with many flows the
-            // record's slot is a cold line, and updating it after the push (a read of the
-            // flags) waited for that line.
-            let seg = Seg {
-                sent: now,
-                tx_delivered: self.sk.delivered,
-                tx_delivered_mstamp: self.sk.delivered_mstamp,
-                tx_first_tx_mstamp: self.first_tx_mstamp,
-                tx_app_limited: self.sk.app_limited != 0,
-                flags: 0,
-                tx_delivered_ce: self.sk.delivered_ce as u32,
-                tx_in_flight: self.sk.packets_in_flight(),
-                tx_lost: self.sk.lost,
-            };
+            let seg = self.stamped_seg(now, 0);
             self.segs.push_back(seg);
             if self.rto_deadline.is_none() {
                 self.arm_rto(now);
@@ -1088,13 +1073,7 @@ impl Sender {
             prefetch::first(s);
         }
         let cc: &dyn CongestionControl = &*self.cc;
-        let p = cc as *const dyn CongestionControl as *const u8;
-        let n = std::mem::size_of_val(cc);
-        let mut off = 0;
-        while off < n {
-            prefetch::line(p.wrapping_add(off));
-            off += prefetch::LINE;
-        }
+        prefetch::bytes(cc as *const dyn CongestionControl as *const u8, std::mem::size_of_val(cc));
         self.stats.rtt_hist.prefetch();
     }
 
