@@ -119,21 +119,25 @@ struct LineFlow {
     dst: usize,
 }
 
+/// A flow's entry: what each of its packets reads first (whether it ended, its routes), then
+/// its connection, then what only samples and the output read (`repr(C)`, laid out by use as
+/// [`crate::tcp::sender::Sender`]).
+#[repr(C)]
 struct Flow {
-    /// The TCP connection: sender, receiver and their timers (None for a UDP flow).
-    tcp: Option<Endpoint>,
-    udp: Option<Box<Udp>>,
+    /// When the flow's connection time ended (stop, completion or end of run).
+    ended_at: Option<Time>,
     /// The hops of the flow's data, sender to receiver, and of its ACKs, back.
     fwd: Route,
     rev: Route,
+    /// The TCP connection: sender, receiver and their timers (None for a UDP flow).
+    tcp: Option<Endpoint>,
+    udp: Option<Box<Udp>>,
     /// The queue the flow's time series reports: the dumbbell's bottleneck, the slowest
     /// direction (the first of equals) on the flow's data route, or on a route without one its
     /// first station's interface queue.
     queue: QueueRef,
     start: Time,
     stop: Time,
-    /// When the flow's connection time ended (stop, completion or end of run).
-    ended_at: Option<Time>,
     /// (bytes acked, packets delivered) at the last sample.
     last_sample: (u64, u64),
 }

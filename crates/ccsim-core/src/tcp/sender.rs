@@ -56,41 +56,35 @@ struct Seg {
     tx_lost: u64,
 }
 
-/// Counters a run reports for each flow.
+/// Counters a run reports for each flow: those every ACK or send updates first (`repr(C)`,
+/// see [`Sender`]), those of losses and ECN last.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct SenderStats {
+    pub rtt_hist: Histogram,
+    pub rtt: Running,
     pub bytes_sent: u64,
     pub segments_sent: u64,
+    /// Payload bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
     pub retransmits: u64,
     pub rto_count: u64,
     pub fast_recoveries: u64,
     /// Entries into CWR on an ACK with ECE (each a cwnd reduction).
     pub ece_reductions: u64,
-    /// Payload bytes cumulatively acknowledged.
-    pub bytes_acked: u64,
-    pub rtt: Running,
-    pub rtt_hist: Histogram,
 }
 
+/// A flow's sending side. The fields are laid out by use (`repr(C)`, in this order): first
+/// those an ACK or a send reads or writes in the common case (no loss), packed into as few
+/// cache lines as they fit, then those of loss recovery, RACK and the output. With many flows
+/// each flow's state is evicted between its packets, so every line touched is a memory access
+/// (docs/architecture.md, "Memory layout for many flows").
+#[repr(C)]
 pub struct Sender {
-    pub id: u32,
+    // Every ACK and send.
     pub sk: SockState,
-    pub cc: Box<dyn CongestionControl>,
-    pub cfg: TcpConfig,
-    /// Total segments to send (u32::MAX = unlimited) and the last one's payload.
-    total_segs: u32,
-    last_len: u32,
     segs: VecDeque<Seg>,
-    /// End (exclusive) of the highest SACKed segment.
-    high_sacked: u32,
-    /// Segments below this have had RFC 6675 loss marking applied.
-    lost_hint: u32,
-    /// Lowest segment that may be lost and not yet retransmitted.
-    retx_hint: u32,
-    /// Recovery point (RFC 6675 RecoveryPoint; Linux high_seq).
-    pub high_seq: u32,
-    prr_delivered: u32,
-    prr_out: u32,
+    pub cc: Box<dyn CongestionControl>,
     pub rtt: RttEstimator,
     /// When the retransmission timer fires (None = not armed).
     pub rto_deadline: Option<Time>,
@@ -99,23 +93,27 @@ pub struct Sender {
     /// checking them costs no cache line of their own.
     pub(crate) rto_event_at: Option<Time>,
     pub(crate) pace_event_at: Option<Time>,
+    pub completed_at: Option<Time>,
     /// Linux first_tx_mstamp (tcp_rate.c).
     first_tx_mstamp: Time,
-    sack_cache: [(u32, u32); super::MAX_SACK_BLOCKS],
-    sack_cache_n: usize,
     /// Peer's advertised window in bytes.
     snd_wnd: u64,
-    pub stats: SenderStats,
-    pub active: bool,
-    pub completed_at: Option<Time>,
     data_segs_out: u64,
+    /// Total segments to send (u32::MAX = unlimited) and the last one's payload.
+    total_segs: u32,
+    last_len: u32,
+    /// End (exclusive) of the highest SACKed segment.
+    high_sacked: u32,
+    /// Segments below this have had RFC 6675 loss marking applied.
+    lost_hint: u32,
+    /// Lowest segment that may be lost and not yet retransmitted.
+    retx_hint: u32,
+    /// Recovery point (RFC 6675 RecoveryPoint; Linux high_seq).
+    pub high_seq: u32,
     /// Timeouts since the cumulative ACK last advanced (Linux icsk_retransmits).
     rto_retries: u32,
-    rack: Rack,
-    /// When the RACK reordering timer fires (None = not armed).
-    pub rack_deadline: Option<Time>,
-    /// The earliest pending `RackTimer` event (as `rto_event_at`).
-    pub(crate) rack_event_at: Option<Time>,
+    prr_out: u32,
+    pub active: bool,
     /// The ECN field of new data (Not-ECT without ECN) and of retransmissions (`tcp_ecn_send`:
     /// ECT only if the algorithm needs ECN).
     ect: Ecn,
@@ -126,6 +124,19 @@ pub struct Sender {
     /// segment above high_seq is acknowledged. Otherwise an algorithm's `cwr_request` holds
     /// cwnd until high_seq is.
     cwr_prr: bool,
+    pub cfg: TcpConfig,
+    /// Its counters read on every ACK come first, its rare ones last.
+    pub stats: SenderStats,
+    // Loss recovery, RACK and the output.
+    prr_delivered: u32,
+    pub id: u32,
+    /// When the RACK reordering timer fires (None = not armed).
+    pub rack_deadline: Option<Time>,
+    /// The earliest pending `RackTimer` event (as `rto_event_at`).
+    pub(crate) rack_event_at: Option<Time>,
+    sack_cache: [(u32, u32); super::MAX_SACK_BLOCKS],
+    sack_cache_n: usize,
+    rack: Rack,
 }
 
 /// RACK state (Linux `tp->rack` plus the send-time-ordered queue `tsorted_sent_queue`).
