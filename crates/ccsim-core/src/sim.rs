@@ -815,7 +815,16 @@ impl Sim {
             }
             Event::Rto(f) | Event::RackTimer(f) | Event::DelAck(f) | Event::Pace(f) => {
                 if let Some(x) = self.flows.get(f as usize) {
-                    prefetch::all(x);
+                    // Whether it ended and its routes, then the side the timer is of (the
+                    // lines of their common path only: the layout is by use).
+                    prefetch::span(x, 0, std::mem::offset_of!(Flow, tcp));
+                    if let Some(ep) = &x.tcp {
+                        if matches!(ev, Event::DelAck(_)) {
+                            ep.receiver.prefetch_hot();
+                        } else {
+                            ep.sender.prefetch_hot();
+                        }
+                    }
                 }
             }
             _ => {}
@@ -827,11 +836,14 @@ impl Sim {
     #[inline]
     fn prefetch_route_end(&self, r: Routed) {
         self.net.packets.prefetch(r.slot());
-        if let Some(Flow { tcp: Some(ep), .. }) = self.flows.get(r.flow() as usize) {
+        if let Some(x @ Flow { tcp: Some(ep), .. }) = self.flows.get(r.flow() as usize) {
+            // Whether the flow ended and its routes (the reply or the next segment leaves by
+            // one of them).
+            prefetch::span(x, 0, std::mem::offset_of!(Flow, tcp));
             if r.ack() {
-                prefetch::all(&ep.sender);
+                ep.sender.prefetch_hot();
             } else {
-                prefetch::all(&ep.receiver);
+                ep.receiver.prefetch_hot();
             }
         }
     }

@@ -493,6 +493,16 @@ impl Receiver {
     }
 
     /// Bytes its out-of-order block list holds, for memory accounting.
+    /// Bytes from the start of the fields every data segment reads: up to the out-of-order
+    /// blocks' sorted list included (the layout is by use, see [`Receiver`]).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Receiver, ooo) + std::mem::offset_of!(OooBlocks, nodes);
+
+    /// Prefetch the lines every data segment reads.
+    #[inline(always)]
+    pub fn prefetch_hot(&self) {
+        crate::engine::prefetch::span(self, 0, Self::HOT_BYTES);
+    }
+
     pub fn heap_bytes(&self) -> usize {
         self.ooo.sorted.capacity() * std::mem::size_of::<Block>() + self.ooo.nodes.capacity() * std::mem::size_of::<Node>()
     }

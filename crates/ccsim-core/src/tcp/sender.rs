@@ -36,13 +36,16 @@ const EVER_RETRANS: u8 = 8;
 /// The rate stamp was consumed by a SACK (Linux clears tx.delivered_mstamp).
 const RATE_DONE: u8 = 16;
 
-/// Per-segment scoreboard entry (Linux `tcp_skb_cb` fields that matter here).
+/// Per-segment scoreboard entry (Linux `tcp_skb_cb` fields that matter here). 48 bytes: a
+/// flow writes one per segment and reads it back an RTT later, by when, with many flows, its
+/// line has left the caches; the counters are kept in 32 bits, as Linux's `tx` stamps are.
 #[derive(Debug, Clone, Copy)]
 struct Seg {
     /// Time of the latest (re)transmission.
     sent: Time,
-    /// tcp_rate.c stamps taken when (re)sent.
-    tx_delivered: u64,
+    /// tcp_rate.c stamps taken when (re)sent: `tp->delivered` (its low 32 bits, as Linux's
+    /// u32 `tx.delivered`; [`widen`] gives the whole count back).
+    tx_delivered: u32,
     tx_delivered_mstamp: Time,
     tx_first_tx_mstamp: Time,
     tx_app_limited: bool,
@@ -52,8 +55,19 @@ struct Seg {
     /// Packets in flight when (re)sent, counting this one (BBRv3's `tx.in_flight`,
     /// `tcp_set_tx_in_flight`).
     tx_in_flight: u32,
-    /// `tp->lost` when (re)sent (BBRv3's `tx.lost`).
-    tx_lost: u64,
+    /// `tp->lost` when (re)sent (BBRv3's `tx.lost`), its low 32 bits as `tx_delivered`.
+    tx_lost: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Seg>() == 48);
+
+/// The 64-bit value of a counter (`tp->delivered`, `tp->lost`) whose low 32 bits were `then`
+/// when a segment was stamped, given its value `now`: exact while the counter has grown by less
+/// than 2^32 since, which holds for any segment still in the scoreboard (it grows by at most
+/// the packets sent after it).
+#[inline(always)]
+fn widen(now: u64, then: u32) -> u64 {
+    now - (now as u32).wrapping_sub(then) as u64
 }
 
 /// Counters a run reports for each flow: those every ACK or send updates first (`repr(C)`,
@@ -261,7 +275,7 @@ impl Sender {
     fn stamped_seg(&self, sent: Time, flags: u8) -> Seg {
         Seg {
             sent,
-            tx_delivered: self.sk.delivered,
+            tx_delivered: self.sk.delivered as u32,
             tx_delivered_mstamp: self.sk.delivered_mstamp,
             tx_first_tx_mstamp: self.first_tx_mstamp,
             tx_app_limited: self.sk.app_limited != 0,
@@ -270,7 +284,7 @@ impl Sender {
             // The caller has already counted the segment in packets_out or retrans_out, so
             // this is Linux's tcp_packets_in_flight() + tcp_skb_pcount(skb) before the send.
             tx_in_flight: self.sk.packets_in_flight(),
-            tx_lost: self.sk.lost,
+            tx_lost: self.sk.lost as u32,
         }
     }
 
@@ -631,13 +645,13 @@ impl Sender {
             Some(ls) => s.sent > self.first_tx_mstamp || (s.sent == self.first_tx_mstamp && seq > ls),
         };
         if rs.prior_mstamp.is_none() || sent_after {
-            rs.prior_delivered = s.tx_delivered;
+            rs.prior_delivered = widen(self.sk.delivered, s.tx_delivered);
             rs.prior_mstamp = Some(s.tx_delivered_mstamp);
             rs.is_app_limited = s.tx_app_limited;
             rs.is_retrans = s.flags & RETRANS != 0;
             rs.prior_delivered_ce = s.tx_delivered_ce;
             rs.tx_in_flight = s.tx_in_flight;
-            rs.prior_lost = s.tx_lost;
+            rs.prior_lost = widen(self.sk.lost, s.tx_lost);
             *last_seq = Some(seq);
             self.first_tx_mstamp = s.sent;
             // send phase of this flight: from the first to the last send in it
@@ -775,7 +789,7 @@ impl Sender {
         let s = self.seg(seq);
         let tx = SkbTx {
             in_flight: s.tx_in_flight,
-            lost: s.tx_lost,
+            lost: widen(self.sk.lost, s.tx_lost),
             is_app_limited: s.tx_app_limited,
             has_delivered_mstamp: s.flags & RATE_DONE == 0,
         };
@@ -1075,6 +1089,17 @@ impl Sender {
 }
 
 impl Sender {
+    /// Bytes from the start of the common path's fields, read by every ACK and send: all
+    /// before `prr_delivered` (the layout is by use, see [`Sender`]).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Sender, prr_delivered);
+
+    /// Prefetch the common path's lines of the sender (not those of recovery, RACK and the
+    /// output, which most ACKs do not read).
+    #[inline(always)]
+    pub fn prefetch_hot(&self) {
+        crate::engine::prefetch::span(self, 0, Self::HOT_BYTES);
+    }
+
     /// Prefetch what an ACK's processing reads beyond the sender itself: the oldest segment
     /// record, the algorithm's state and the RTT histogram (see [`crate::engine::prefetch`]).
     #[inline]
