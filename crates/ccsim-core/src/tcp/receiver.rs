@@ -492,7 +492,6 @@ impl Receiver {
         self.ooo.sorted.iter().map(|b| (b.start, b.end)).collect()
     }
 
-    /// Bytes its out-of-order block list holds, for memory accounting.
     /// Bytes from the start of the fields every data segment reads: up to the out-of-order
     /// blocks' sorted list included (the layout is by use, see [`Receiver`]).
     pub const HOT_BYTES: usize = std::mem::offset_of!(Receiver, ooo) + std::mem::offset_of!(OooBlocks, nodes);
@@ -503,6 +502,7 @@ impl Receiver {
         crate::engine::prefetch::span(self, 0, Self::HOT_BYTES);
     }
 
+    /// Bytes its out-of-order block list holds, for memory accounting.
     pub fn heap_bytes(&self) -> usize {
         self.ooo.sorted.capacity() * std::mem::size_of::<Block>() + self.ooo.nodes.capacity() * std::mem::size_of::<Node>()
     }
