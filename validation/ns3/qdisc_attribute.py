@@ -2,12 +2,13 @@
 """One change at a time: which change closes a queue-discipline difference against ns-3.
 
     python3 validation/ns3/qdisc_attribute.py EXPERIMENT [--points SUBSTR ...] [--seeds 1,2,3]
-        [--ns3-bin PATH] [--out validation/ns3/results]
+        [--ns3-bin PATH] [--out validation/ns3/results] [--per-seed] [--stats]
 
 The companion of validation/ns3/qdisc.py (whose grid, scenarios and summaries it reuses) for
 the "Causes (queue disciplines)" section of docs/validation.md. An EXPERIMENT is one change,
 made on one side (both-* experiments: one on each side):
 
+  stock             no change on either side (the stock Δs, per seed with --per-seed / --stats)
   ccsim-target-pkt  ccsim's CoDel / FQ-CoDel / PIE target raised by one packet time
                     (1502 bytes at the bottleneck rate), the wait in ns-3's 1-packet device
                     queue that ns-3's AQM does not see (cause Q1)
@@ -65,6 +66,7 @@ made on one side (both-* experiments: one on each side):
   ns3-exit-cwndcnt  LinuxExitAcked and LinuxCwndCnt (Q6 and Q7)
   ns3-rto-exit-cwndcnt  LinuxRtoSsthresh, LinuxExitAcked and LinuxCwndCnt (Q4, Q6 and Q7, NewReno points)
   ns3-exit-cubic-cwndcnt  LinuxExitAcked and TcpCubicAttr's LinuxCwndCnt (Q6 and Q7, CUBIC points)
+  ns3-cubic-cwndcnt  TcpCubicAttr's LinuxCwndCnt alone (stock queue discs, CUBIC points; Q7 for CUBIC)
   ns3-pie-linux-rto-exit-cwndcnt  ns3-pie-linux-rto with Q6 and Q7 (PIE NewReno points)
   ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
   ns3-fq-linux      that FQ-CoDel with all three
@@ -72,12 +74,17 @@ made on one side (both-* experiments: one on each side):
   bash validation/ns3/build_attr.sh)
 
 Baselines: stock ns-3 from the committed cache (results/raw_qdisc/, looked up by command line,
-so any binary built from the same qdisc.cc serves: the runs are deterministic) and stock
-ccsim (run here). Both sides' runs are cached in results/raw_qdisc_attr/ (git-ignored: the ns-3
-key includes the binary's SHA-1, the ccsim key the scenario TOML); ns-3 runs one process at a
+so any binary built from the same qdisc.cc serves: the runs are deterministic; it holds the
+grid's seeds 1-3, and a seed it lacks is run here with the stock bench/ns3/build/qdisc and
+cached in results/raw_qdisc_attr/) and stock ccsim (run here). Both sides' runs are cached in
+results/raw_qdisc_attr/ (git-ignored: the ns-3 key includes the binary's SHA-1, the ccsim key
+the scenario TOML); ns-3 runs one process at a
 time under nice 15. Prints one Markdown table: per point, ccsim / ns-3 mean queueing delay and
-total throughput before and after the change, the Δs and the drops. The tables of
-docs/validation.md are in results/qdisc_attribution.md.
+total throughput before and after the change, the Δs and the drops. `--stats` adds a second
+table over the seeds' Δs after the change (each seed's Δ = ccsim / ns-3 - 1 of that seed, not
+the Δ of the means): mean, sample standard deviation, Student-t 95 % interval of the mean and
+where the 10 % flag line falls (inside the interval, or the whole interval within or beyond
+it). The tables of docs/validation.md are in results/qdisc_attribution.md.
 """
 
 from __future__ import annotations
@@ -195,6 +202,7 @@ def _fq_exit(env: dict[str, str], extra: list[str]) -> dict[str, Any]:
 
 
 EXPERIMENTS: dict[str, dict[str, Any]] = {
+    "stock": {"side": "none"},
     "ccsim-target-pkt": {"side": "ccsim", "qdiscs": {"codel", "fq_codel", "pie"}, "ccsim": ccsim_target_pkt},
     "ns3-target-pkt": {"side": "ns3", "qdiscs": {"codel", "fq_codel", "pie"}, "ns3": ns3_target_pkt},
     "ccsim-nohystart": {"side": "ccsim", "ccs": {"cubic"}, "ccsim": ccsim_nohystart},
@@ -257,6 +265,8 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     ),
     # Q6 and Q7 on the CUBIC points: LinuxExitAcked and TcpCubicAttr's LinuxCwndCnt (stock queue discs)
     "ns3-exit-cubic-cwndcnt": _private(RTO_CC, [*EXIT_LINUX, "--ns3::TcpCubicAttr::LinuxCwndCnt=true"], ccs={"cubic"}),
+    # Q7 alone on the CUBIC sender: TcpCubicAttr's LinuxCwndCnt (stock queue discs)
+    "ns3-cubic-cwndcnt": _private(RTO_CC, ["--ns3::TcpCubicAttr::LinuxCwndCnt=true"], ccs={"cubic"}),
     # ns3-pie-linux-rto (Q3, Q4) with Q6 and Q7 on the NewReno sender: every ns-3 switch a PIE NewReno point has
     "ns3-pie-linux-rto-exit-cwndcnt": _private(
         {**PIE_LINUX, **RTO_CC},
@@ -374,6 +384,35 @@ def _pct(x: float) -> str:
     return "—" if math.isnan(x) else f"{x * 100:+.1f}%"
 
 
+#: two-sided 95 % Student-t quantiles by degrees of freedom (beyond 20: the normal's 1.96)
+T95 = {
+    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+    11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086,
+}
+
+
+def seed_stats(xs: list[float]) -> tuple[float, float, float, float]:
+    """Mean, sample standard deviation and the Student-t 95 % interval of the mean of `xs`."""
+    n = len(xs)
+    m = sum(xs) / n
+    if n < 2:
+        return m, float("nan"), float("nan"), float("nan")
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+    h = T95.get(n - 1, 1.96) * sd / math.sqrt(n)
+    return m, sd, m - h, m + h
+
+
+def flag_verdict(lo: float, hi: float, tol: float = 0.10) -> str:
+    """Where the flag line |Δ| = tol falls against the interval [lo, hi]."""
+    if math.isnan(lo):
+        return "—"
+    if -tol < lo and hi < tol:
+        return "within 10 %"
+    if hi < -tol or lo > tol:
+        return "beyond 10 %"
+    return "10 % line inside"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("experiment", choices=sorted(EXPERIMENTS))
@@ -386,6 +425,11 @@ def main(argv: list[str] | None = None) -> int:
         "--per-seed",
         action="store_true",
         help="add the Δ qdelay / Δ Mbps after the change per seed (is a residual larger than the seed-to-seed spread?)",
+    )
+    ap.add_argument(
+        "--stats",
+        action="store_true",
+        help="add a table of the per-seed Δs after the change: mean, sd, 95 %% interval of the mean, the 10 %% line",
     )
     args = ap.parse_args(argv)
 
@@ -411,7 +455,11 @@ def main(argv: list[str] | None = None) -> int:
             a = Q.ns3_args(p, s)
             d = stock.get(json.dumps(a))
             if d is None:
-                raise SystemExit(f"qdisc_attribute.py: no cached stock ns-3 run for {p.name} seed {s}")
+                # a seed the grid's committed cache lacks: the stock binary, cached with the runs here
+                stock_bin = Q.NS3_BIN
+                if not stock_bin.is_file():
+                    raise SystemExit(f"qdisc_attribute.py: no cached stock ns-3 run for {p.name} seed {s} and no {stock_bin}")
+                d = run_ns3(stock_bin, a, {}, args.out / "raw_qdisc_attr")
             ns_before.append(Q.summarize("ns3", d))
             sc = Q.ccsim_scenario(p, s)
             cc_before.append(Q.summarize("ccsim", run_ccsim(sc, ccache)))
@@ -449,6 +497,19 @@ def main(argv: list[str] | None = None) -> int:
                 else ""
             )
         )
+    if args.stats:
+        print(
+            f"\nOver seeds {args.seeds} (n = {len(seeds)}), after the change: each seed's Δ, their mean, sample sd and "
+            "Student-t 95 % interval of the mean, and where the 10 % flag line falls.\n"
+        )
+        print("| point | Δ qdelay mean | sd | 95 % CI | 10 % line | Δ Mbps mean | sd | 95 % CI | 10 % line |")
+        print("|---|---:|---:|---:|---|---:|---:|---:|---|")
+        for p, m in rows:
+            cells = []
+            for i in (0, 1):
+                mu, sd, lo, hi = seed_stats([x[i] for x in m["seeds"]])
+                cells += [_pct(mu), "—" if math.isnan(sd) else f"{sd * 100:.1f}", f"{_pct(lo)} … {_pct(hi)}", flag_verdict(lo, hi)]
+            print(f"| {p.name} | " + " | ".join(cells) + " |")
     return 0
 
 
