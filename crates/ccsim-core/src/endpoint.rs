@@ -35,16 +35,14 @@ pub(crate) trait TimerEvent: Copy + Default {
 
 /// One TCP connection: its sender and its receiver (each keeps the earliest pending event of
 /// its timers beside the timer's deadline).
-/// `repr(C)`: each side's fields are laid out by use, the sender's first (see [`Sender`]).
-#[repr(C)]
 pub struct Endpoint {
-    pub sender: Sender,
-    pub receiver: Receiver,
     pub cc_name: &'static str,
     /// The algorithm needs ECN (Linux `TCP_CONG_NEEDS_ECN`) but the connection has none: it
     /// runs its fallback (DCTCP: Reno, as Linux's `dctcp_init` does when ECN is not
     /// negotiated). The run's summary warns.
     pub ecn_fallback: bool,
+    pub sender: Sender,
+    pub receiver: Receiver,
 }
 
 impl Endpoint {

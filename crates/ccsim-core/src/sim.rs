@@ -119,25 +119,21 @@ struct LineFlow {
     dst: usize,
 }
 
-/// A flow's entry: what each of its packets reads first (whether it ended, its routes), then
-/// its connection, then what only samples and the output read (`repr(C)`, laid out by use as
-/// [`crate::tcp::sender::Sender`]).
-#[repr(C)]
 struct Flow {
-    /// When the flow's connection time ended (stop, completion or end of run).
-    ended_at: Option<Time>,
-    /// The hops of the flow's data, sender to receiver, and of its ACKs, back.
-    fwd: Route,
-    rev: Route,
     /// The TCP connection: sender, receiver and their timers (None for a UDP flow).
     tcp: Option<Endpoint>,
     udp: Option<Box<Udp>>,
+    /// The hops of the flow's data, sender to receiver, and of its ACKs, back.
+    fwd: Route,
+    rev: Route,
     /// The queue the flow's time series reports: the dumbbell's bottleneck, the slowest
     /// direction (the first of equals) on the flow's data route, or on a route without one its
     /// first station's interface queue.
     queue: QueueRef,
     start: Time,
     stop: Time,
+    /// When the flow's connection time ended (stop, completion or end of run).
+    ended_at: Option<Time>,
     /// (bytes acked, packets delivered) at the last sample.
     last_sample: (u64, u64),
 }
@@ -815,16 +811,7 @@ impl Sim {
             }
             Event::Rto(f) | Event::RackTimer(f) | Event::DelAck(f) | Event::Pace(f) => {
                 if let Some(x) = self.flows.get(f as usize) {
-                    // Whether it ended and its routes, then the side the timer is of (the
-                    // lines of their common path only: the layout is by use).
-                    prefetch::span(x, 0, std::mem::offset_of!(Flow, tcp));
-                    if let Some(ep) = &x.tcp {
-                        if matches!(ev, Event::DelAck(_)) {
-                            ep.receiver.prefetch_hot();
-                        } else {
-                            ep.sender.prefetch_hot();
-                        }
-                    }
+                    prefetch::all(x);
                 }
             }
             _ => {}
@@ -836,14 +823,11 @@ impl Sim {
     #[inline]
     fn prefetch_route_end(&self, r: Routed) {
         self.net.packets.prefetch(r.slot());
-        if let Some(x @ Flow { tcp: Some(ep), .. }) = self.flows.get(r.flow() as usize) {
-            // Whether the flow ended and its routes (the reply or the next segment leaves by
-            // one of them).
-            prefetch::span(x, 0, std::mem::offset_of!(Flow, tcp));
+        if let Some(Flow { tcp: Some(ep), .. }) = self.flows.get(r.flow() as usize) {
             if r.ack() {
-                ep.sender.prefetch_hot();
+                prefetch::all(&ep.sender);
             } else {
-                ep.receiver.prefetch_hot();
+                prefetch::all(&ep.receiver);
             }
         }
     }

@@ -315,7 +315,6 @@ const ROUTE_INLINE: usize = 4;
 /// place, so the run loop finds a packet's next hop in the flow's own memory, without following
 /// a pointer; the rest of a longer route is boxed.
 #[derive(Debug, Clone)]
-#[repr(C)]
 pub struct Route {
     len: u32,
     first: [Hop; ROUTE_INLINE],

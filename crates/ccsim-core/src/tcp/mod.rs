@@ -74,39 +74,36 @@ impl AckPkt {
     }
 }
 
-/// Per-flow TCP settings (the scenario's `[tcp]` table merged with per-flow overrides). The
-/// fields the sender reads on every ACK come first (`repr(C)`: it is part of the
-/// [`sender::Sender`]'s state, laid out by use).
+/// Per-flow TCP settings (the scenario's `[tcp]` table merged with per-flow overrides).
 #[derive(Debug, Clone, PartialEq)]
-#[repr(C)]
 pub struct TcpConfig {
+    pub mss: u32,
+    pub delayed_ack: bool,
+    pub delack_timeout: Time,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    pub initial_cwnd: u32,
+    /// Receive window in bytes (u64::MAX = never limits).
+    pub rwnd: u64,
     /// Timestamp clock tick of sender and receiver.
     pub ts_tick: Time,
-    pub mss: u32,
+    pub pacing: Pacing,
     /// Duplicate threshold for RFC 6675 loss marking.
     pub dupthresh: u32,
     /// How losses are detected on SACK information.
     pub recovery: LossDetection,
+    /// The connection is ECN-capable (RFC 3168; Linux `TCP_ECN_OK`, as if negotiated in the
+    /// handshake the simulator does not model): data carries ECT, the receiver echoes CE with
+    /// ECE, the sender reduces its window once per window of data and sets CWR.
+    pub ecn: bool,
     /// An ACK that advances snd_una but covers only retransmitted segments (no RTT sample by
     /// Karn's rule) takes its RTT from the timestamp echo, as Linux does
     /// (tcp_input.c: tcp_ack_update_rtt, tcp_rtt_tsopt_us): for the RTO estimator, min_rtt and
     /// the algorithm's sample. Off by default (the model's behaviour until this option).
     pub tsecr_rtt: bool,
-    pub pacing: Pacing,
-    pub delayed_ack: bool,
-    /// The connection is ECN-capable (RFC 3168; Linux `TCP_ECN_OK`, as if negotiated in the
-    /// handshake the simulator does not model): data carries ECT, the receiver echoes CE with
-    /// ECE, the sender reduces its window once per window of data and sets CWR.
-    pub ecn: bool,
     /// How the retransmission timeout follows the RTT samples (RFC 6298 by default).
     pub rto_estimator: rtt::RtoEstimator,
-    pub initial_cwnd: u32,
-    pub delack_timeout: Time,
-    pub min_rto: Time,
-    pub max_rto: Time,
-    pub initial_rto: Time,
-    /// Receive window in bytes (u64::MAX = never limits).
-    pub rwnd: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -53,7 +53,6 @@ struct Node {
 /// search and, for a block added or merged in the middle, moving the shorter side of the sorted
 /// list); the old scan of every block on every ACK took 28% of a 40 Gbps run.
 #[derive(Debug, Default)]
-#[repr(C)]
 struct OooBlocks {
     sorted: VecDeque<Block>,
     /// Nodes, addressed by `Block::node`; free slots are chained through `older`.
@@ -182,14 +181,22 @@ struct EcnRx {
     prior_rcv_nxt: u32,
 }
 
-#[repr(C)]
 pub struct Receiver {
-    // Every data segment (laid out by use, as `Sender`).
+    pub flow: u32,
+    pub rcv_nxt: u32,
+    /// Out-of-order ranges above rcv_nxt, sorted and disjoint, with their recency order.
+    ooo: OooBlocks,
+    /// RFC 7323 TS.Recent and Last.ACK.sent.
+    ts_recent: u32,
+    last_ack_sent: u32,
+    /// Full segments received since the last ACK.
+    unacked: u32,
     pub delack_deadline: Option<Time>,
     /// The earliest pending `DelAck` event of this flow (timers are lazy, see
     /// [`crate::endpoint::Endpoint`]), beside the deadline so that checking it costs no cache
     /// line of its own.
     pub(crate) delack_event_at: Option<Time>,
+    delayed_ack: bool,
     delack_timeout: Time,
     ts_tick: Time,
     /// Offset of the receiver's clock from the sender's (the two need not agree).
@@ -198,28 +205,16 @@ pub struct Receiver {
     /// Payload bytes handed to the application, in order, each once.
     pub bytes_delivered: u64,
     pub segments_delivered: u64,
-    pub flow: u32,
-    pub rcv_nxt: u32,
-    /// RFC 7323 TS.Recent and Last.ACK.sent.
-    ts_recent: u32,
-    last_ack_sent: u32,
-    /// Full segments received since the last ACK.
-    unacked: u32,
+    pub duplicates: u64,
+    /// Segment most recently delivered in order (for the conservation check).
+    pub last_delivered_seq: Option<u32>,
     mss: u32,
     total_segs: u32,
     last_len: u32,
+    ecn: EcnRx,
     /// Linux icsk_ack.quick: ACKs still to send at once (quick-ACK mode; entered only on ECN
     /// signals here).
     quick: u32,
-    /// Segment most recently delivered in order (for the conservation check).
-    pub last_delivered_seq: Option<u32>,
-    ecn: EcnRx,
-    delayed_ack: bool,
-    /// Out-of-order ranges above rcv_nxt, sorted and disjoint, with their recency order (its
-    /// first field is read on every segment, the rest only with blocks).
-    ooo: OooBlocks,
-    // The output's.
-    pub duplicates: u64,
     /// Data segments that arrived with CE, duplicates included.
     pub ce_received: u64,
 }
@@ -490,16 +485,6 @@ impl Receiver {
 
     pub fn ooo_blocks(&self) -> Vec<(u32, u32)> {
         self.ooo.sorted.iter().map(|b| (b.start, b.end)).collect()
-    }
-
-    /// Bytes from the start of the fields every data segment reads: up to the out-of-order
-    /// blocks' sorted list included (the layout is by use, see [`Receiver`]).
-    pub const HOT_BYTES: usize = std::mem::offset_of!(Receiver, ooo) + std::mem::offset_of!(OooBlocks, nodes);
-
-    /// Prefetch the lines every data segment reads.
-    #[inline(always)]
-    pub fn prefetch_hot(&self) {
-        crate::engine::prefetch::span(self, 0, Self::HOT_BYTES);
     }
 
     /// Bytes its out-of-order block list holds, for memory accounting.

@@ -36,16 +36,13 @@ const EVER_RETRANS: u8 = 8;
 /// The rate stamp was consumed by a SACK (Linux clears tx.delivered_mstamp).
 const RATE_DONE: u8 = 16;
 
-/// Per-segment scoreboard entry (Linux `tcp_skb_cb` fields that matter here). 48 bytes: a
-/// flow writes one per segment and reads it back an RTT later, by when, with many flows, its
-/// line has left the caches; the counters are kept in 32 bits, as Linux's `tx` stamps are.
+/// Per-segment scoreboard entry (Linux `tcp_skb_cb` fields that matter here).
 #[derive(Debug, Clone, Copy)]
 struct Seg {
     /// Time of the latest (re)transmission.
     sent: Time,
-    /// tcp_rate.c stamps taken when (re)sent: `tp->delivered` (its low 32 bits, as Linux's
-    /// u32 `tx.delivered`; [`widen`] gives the whole count back).
-    tx_delivered: u32,
+    /// tcp_rate.c stamps taken when (re)sent.
+    tx_delivered: u64,
     tx_delivered_mstamp: Time,
     tx_first_tx_mstamp: Time,
     tx_app_limited: bool,
@@ -55,67 +52,35 @@ struct Seg {
     /// Packets in flight when (re)sent, counting this one (BBRv3's `tx.in_flight`,
     /// `tcp_set_tx_in_flight`).
     tx_in_flight: u32,
-    /// `tp->lost` when (re)sent (BBRv3's `tx.lost`), its low 32 bits as `tx_delivered`.
-    tx_lost: u32,
+    /// `tp->lost` when (re)sent (BBRv3's `tx.lost`).
+    tx_lost: u64,
 }
 
-const _: () = assert!(std::mem::size_of::<Seg>() == 48);
-
-/// The 64-bit value of a counter (`tp->delivered`, `tp->lost`) whose low 32 bits were `then`
-/// when a segment was stamped, given its value `now`: exact while the counter has grown by less
-/// than 2^32 since, which holds for any segment still in the scoreboard (it grows by at most
-/// the packets sent after it).
-#[inline(always)]
-fn widen(now: u64, then: u32) -> u64 {
-    now - (now as u32).wrapping_sub(then) as u64
-}
-
-/// Counters a run reports for each flow: those every ACK or send updates first (`repr(C)`,
-/// see [`Sender`]), those of losses and ECN last.
+/// Counters a run reports for each flow.
 #[derive(Debug, Clone, Default)]
-#[repr(C)]
 pub struct SenderStats {
-    pub rtt_hist: Histogram,
-    pub rtt: Running,
     pub bytes_sent: u64,
     pub segments_sent: u64,
-    /// Payload bytes cumulatively acknowledged.
-    pub bytes_acked: u64,
     pub retransmits: u64,
     pub rto_count: u64,
     pub fast_recoveries: u64,
     /// Entries into CWR on an ACK with ECE (each a cwnd reduction).
     pub ece_reductions: u64,
+    /// Payload bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    pub rtt: Running,
+    pub rtt_hist: Histogram,
 }
 
-/// A flow's sending side. The fields are laid out by use (`repr(C)`, in this order): first
-/// those an ACK or a send reads or writes in the common case (no loss), packed into as few
-/// cache lines as they fit, then those of loss recovery, RACK and the output. With many flows
-/// each flow's state is evicted between its packets, so every line touched is a memory access
-/// (docs/architecture.md, "Memory layout for many flows").
-#[repr(C)]
 pub struct Sender {
-    // Every ACK and send.
+    pub id: u32,
     pub sk: SockState,
-    segs: VecDeque<Seg>,
     pub cc: Box<dyn CongestionControl>,
-    pub rtt: RttEstimator,
-    /// When the retransmission timer fires (None = not armed).
-    pub rto_deadline: Option<Time>,
-    /// The earliest pending `Rto` and `Pace` events of this flow (timers are lazy, see
-    /// [`crate::endpoint::Endpoint`]): kept beside the deadline, which every ACK reads, so that
-    /// checking them costs no cache line of their own.
-    pub(crate) rto_event_at: Option<Time>,
-    pub(crate) pace_event_at: Option<Time>,
-    pub completed_at: Option<Time>,
-    /// Linux first_tx_mstamp (tcp_rate.c).
-    first_tx_mstamp: Time,
-    /// Peer's advertised window in bytes.
-    snd_wnd: u64,
-    data_segs_out: u64,
+    pub cfg: TcpConfig,
     /// Total segments to send (u32::MAX = unlimited) and the last one's payload.
     total_segs: u32,
     last_len: u32,
+    segs: VecDeque<Seg>,
     /// End (exclusive) of the highest SACKed segment.
     high_sacked: u32,
     /// Segments below this have had RFC 6675 loss marking applied.
@@ -124,10 +89,33 @@ pub struct Sender {
     retx_hint: u32,
     /// Recovery point (RFC 6675 RecoveryPoint; Linux high_seq).
     pub high_seq: u32,
+    prr_delivered: u32,
+    prr_out: u32,
+    pub rtt: RttEstimator,
+    /// When the retransmission timer fires (None = not armed).
+    pub rto_deadline: Option<Time>,
+    /// The earliest pending `Rto` and `Pace` events of this flow (timers are lazy, see
+    /// [`crate::endpoint::Endpoint`]): kept beside the deadline, which every ACK reads, so that
+    /// checking them costs no cache line of their own.
+    pub(crate) rto_event_at: Option<Time>,
+    pub(crate) pace_event_at: Option<Time>,
+    /// Linux first_tx_mstamp (tcp_rate.c).
+    first_tx_mstamp: Time,
+    sack_cache: [(u32, u32); super::MAX_SACK_BLOCKS],
+    sack_cache_n: usize,
+    /// Peer's advertised window in bytes.
+    snd_wnd: u64,
+    pub stats: SenderStats,
+    pub active: bool,
+    pub completed_at: Option<Time>,
+    data_segs_out: u64,
     /// Timeouts since the cumulative ACK last advanced (Linux icsk_retransmits).
     rto_retries: u32,
-    prr_out: u32,
-    pub active: bool,
+    rack: Rack,
+    /// When the RACK reordering timer fires (None = not armed).
+    pub rack_deadline: Option<Time>,
+    /// The earliest pending `RackTimer` event (as `rto_event_at`).
+    pub(crate) rack_event_at: Option<Time>,
     /// The ECN field of new data (Not-ECT without ECN) and of retransmissions (`tcp_ecn_send`:
     /// ECT only if the algorithm needs ECN).
     ect: Ecn,
@@ -138,19 +126,6 @@ pub struct Sender {
     /// segment above high_seq is acknowledged. Otherwise an algorithm's `cwr_request` holds
     /// cwnd until high_seq is.
     cwr_prr: bool,
-    pub cfg: TcpConfig,
-    /// Its counters read on every ACK come first, its rare ones last.
-    pub stats: SenderStats,
-    // Loss recovery, RACK and the output.
-    prr_delivered: u32,
-    pub id: u32,
-    /// When the RACK reordering timer fires (None = not armed).
-    pub rack_deadline: Option<Time>,
-    /// The earliest pending `RackTimer` event (as `rto_event_at`).
-    pub(crate) rack_event_at: Option<Time>,
-    sack_cache: [(u32, u32); super::MAX_SACK_BLOCKS],
-    sack_cache_n: usize,
-    rack: Rack,
 }
 
 /// RACK state (Linux `tp->rack` plus the send-time-ordered queue `tsorted_sent_queue`).
@@ -275,7 +250,7 @@ impl Sender {
     fn stamped_seg(&self, sent: Time, flags: u8) -> Seg {
         Seg {
             sent,
-            tx_delivered: self.sk.delivered as u32,
+            tx_delivered: self.sk.delivered,
             tx_delivered_mstamp: self.sk.delivered_mstamp,
             tx_first_tx_mstamp: self.first_tx_mstamp,
             tx_app_limited: self.sk.app_limited != 0,
@@ -284,7 +259,7 @@ impl Sender {
             // The caller has already counted the segment in packets_out or retrans_out, so
             // this is Linux's tcp_packets_in_flight() + tcp_skb_pcount(skb) before the send.
             tx_in_flight: self.sk.packets_in_flight(),
-            tx_lost: self.sk.lost as u32,
+            tx_lost: self.sk.lost,
         }
     }
 
@@ -645,13 +620,13 @@ impl Sender {
             Some(ls) => s.sent > self.first_tx_mstamp || (s.sent == self.first_tx_mstamp && seq > ls),
         };
         if rs.prior_mstamp.is_none() || sent_after {
-            rs.prior_delivered = widen(self.sk.delivered, s.tx_delivered);
+            rs.prior_delivered = s.tx_delivered;
             rs.prior_mstamp = Some(s.tx_delivered_mstamp);
             rs.is_app_limited = s.tx_app_limited;
             rs.is_retrans = s.flags & RETRANS != 0;
             rs.prior_delivered_ce = s.tx_delivered_ce;
             rs.tx_in_flight = s.tx_in_flight;
-            rs.prior_lost = widen(self.sk.lost, s.tx_lost);
+            rs.prior_lost = s.tx_lost;
             *last_seq = Some(seq);
             self.first_tx_mstamp = s.sent;
             // send phase of this flight: from the first to the last send in it
@@ -789,7 +764,7 @@ impl Sender {
         let s = self.seg(seq);
         let tx = SkbTx {
             in_flight: s.tx_in_flight,
-            lost: widen(self.sk.lost, s.tx_lost),
+            lost: s.tx_lost,
             is_app_limited: s.tx_app_limited,
             has_delivered_mstamp: s.flags & RATE_DONE == 0,
         };
@@ -1089,17 +1064,6 @@ impl Sender {
 }
 
 impl Sender {
-    /// Bytes from the start of the common path's fields, read by every ACK and send: all
-    /// before `prr_delivered` (the layout is by use, see [`Sender`]).
-    pub const HOT_BYTES: usize = std::mem::offset_of!(Sender, prr_delivered);
-
-    /// Prefetch the common path's lines of the sender (not those of recovery, RACK and the
-    /// output, which most ACKs do not read).
-    #[inline(always)]
-    pub fn prefetch_hot(&self) {
-        crate::engine::prefetch::span(self, 0, Self::HOT_BYTES);
-    }
-
     /// Prefetch what an ACK's processing reads beyond the sender itself: the oldest segment
     /// record, the algorithm's state and the RTT histogram (see [`crate::engine::prefetch`]).
     #[inline]
