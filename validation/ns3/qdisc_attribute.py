@@ -16,12 +16,18 @@ made on one side (both-* experiments: one on each side):
   ccsim-nohystart   ccsim's CUBIC with hystart = false (cause Q2)
   ccsim-min-rto-300, ccsim-min-rto-400  ccsim's min_rto at 300 / 400 ms: how the PIE 100 Mbps /
                     40 ms point hangs on the RTO's length (a sensitivity test, not a model of Linux)
+  ccsim-fq-limit    ccsim's FQ-CoDel with the grid's 1000-packet limit as its own limit (batch
+                    drop from the fattest flow, as Linux fq_codel and ns-3) instead of the link's
+                    1000-packet buffer in front of it (tail drop of the arrival; cause Q9)
   ccsim-linux-rto   ccsim with Linux's RTO ([tcp] rto_estimator = "linux"), which the grid's
                     ns-3 approximates (--clockGranularity=200ms)
   both-pie-linux-rto  ns3-pie-linux-rto against ccsim-linux-rto (both sides changed)
   ns3-nohystart     ns-3 with --ns3::TcpCubic::HyStart=false (Q2)
   ns3-hystart-thresh  ns-3 with HyStartDelayMax = 10 ms: its HyStart delay threshold becomes
                     Linux's at both delays of the grid (Q2)
+  ns3-hystart-4ms   ns-3 with HyStartDelayMax = 4 ms: its delay threshold becomes Linux's for
+                    any delay_min below 32 ms, so also for a flow that starts behind a standing
+                    queue at the 1 ms points (Q8)
   ns3-pie-private   ns-3's PIE replaced by validation/ns3/qdisc_attr.h's copy of its behaviour
                     with no switch on (a check: bit-identical to ns-3's PieQueueDisc)
   ns3-pie-burst     that PIE with Linux's burst allowance (QDISC.md deviations 7, 8)
@@ -68,6 +74,9 @@ made on one side (both-* experiments: one on each side):
   ns3-exit-cubic-cwndcnt  LinuxExitAcked and TcpCubicAttr's LinuxCwndCnt (Q6 and Q7, CUBIC points)
   ns3-cubic-cwndcnt  TcpCubicAttr's LinuxCwndCnt alone (stock queue discs, CUBIC points; Q7 for CUBIC)
   ns3-pie-linux-rto-exit-cwndcnt  ns3-pie-linux-rto with Q6 and Q7 (PIE NewReno points)
+  both-hystart-4ms-target  ns3-hystart-4ms against ccsim-target-pkt (Q8 and Q1; both sides changed)
+  both-rto-exit-cwndcnt-fq-limit  ns3-rto-exit-cwndcnt against ccsim-fq-limit (Q4, Q6, Q7 and Q9)
+  both-rto-exit-cwndcnt-fq-limit-linux-rto  the same, ccsim with Linux's RTO as well (ccsim-linux-rto)
   ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
   ns3-fq-linux      that FQ-CoDel with all three
   (the ns3-pie-*, -rto-*, -codel-* and -fq-* experiments need bench/ns3/build/qdisc_attr:
@@ -168,6 +177,18 @@ def ccsim_rack(p, sc: dict[str, Any]) -> dict[str, Any]:
     return sc
 
 
+def ccsim_fq_limit(p, sc: dict[str, Any]) -> dict[str, Any]:
+    """ccsim's FQ-CoDel with the grid's 1000-packet hard limit as its own `limit` (Linux `tc qdisc
+    ... fq_codel limit 1000`; ns-3's FqCoDelQueueDisc MaxSize 1000p): over it, fq_codel_drop takes a
+    batch (at most drop_batch_size 64, until half its bytes are gone) from the head of the fattest
+    flow queue. The grid's scenario sets `buffer = 1000pkt` and leaves fq_codel's limit at 10240, so
+    the link's buffer tail-drops the arriving packet first, whichever flow it belongs to (cause Q9).
+    The buffer is raised to 10240 packets, above the limit, so that it never acts."""
+    sc["bottleneck"]["buffer"] = "10240pkt"
+    sc["bottleneck"]["qdisc_params"] = {**sc["bottleneck"].get("qdisc_params", {}), "limit": 1000}
+    return sc
+
+
 def ns3_target_pkt(p) -> list[str]:
     t_ns = round((DEFAULT_TARGET_MS[p.qdisc] - pkt_time_ms(p)) * 1e6)
     return [f"--pieTarget={t_ns}ns"] if p.qdisc == "pie" else [f"--codelTarget={t_ns}ns"]
@@ -209,10 +230,15 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ccsim-min-rto-300": {"side": "ccsim", "ccsim": ccsim_min_rto(300)},
     "ccsim-min-rto-400": {"side": "ccsim", "ccsim": ccsim_min_rto(400)},
     "ccsim-linux-rto": {"side": "ccsim", "ccsim": ccsim_linux_rto},
+    "ccsim-fq-limit": {"side": "ccsim", "qdiscs": {"fq_codel"}, "ccsim": ccsim_fq_limit},
     "ns3-nohystart": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStart=false"]},
     # ns-3's delay threshold is clamp(delay_min, HyStartDelayMin 4 ms, HyStartDelayMax 1 s), Linux's
     # clamp(delay_min / 8, 4 ms, 16 ms): with a 10 ms maximum both are 4 ms at a 2 ms RTT and 10 ms at 80 ms
     "ns3-hystart-thresh": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStartDelayMax=10ms"]},
+    # HyStartDelayMax = 4 ms: ns-3's threshold clamp(delay_min, 4 ms, 4 ms) is Linux's clamp(delay_min / 8,
+    # 4 ms, 16 ms) whenever delay_min < 32 ms: at every 1 ms point, also for a flow that starts behind a
+    # standing queue (its delay_min holds the queue: 6-8 ms, where ns-3's stock threshold is delay_min)
+    "ns3-hystart-4ms": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStartDelayMax=4ms"]},
     # validation/ns3/qdisc_attr.h's PIE: with no switch it is ns-3's PieQueueDisc, bit for bit
     "ns3-pie-private": _pie([]),
     "ns3-pie-burst": _pie([f"{LPIE}LinuxBurst=true"]),
@@ -317,6 +343,28 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
         ),
         "side": "both",
         "ccsim": ccsim_target_pkt,
+    },
+    # both sides changed: ns3-hystart-4ms (Q8) against ccsim-target-pkt (Q1)
+    "both-hystart-4ms-target": {
+        "side": "both",
+        "ccs": {"cubic"},
+        "qdiscs": {"codel", "fq_codel", "pie"},
+        "ns3": lambda p: ["--ns3::TcpCubic::HyStartDelayMax=4ms"],
+        "ccsim": ccsim_target_pkt,
+    },
+    # both sides changed: ns3-rto-exit-cwndcnt (Q4, Q6, Q7) against ccsim-fq-limit (Q9)
+    "both-rto-exit-cwndcnt-fq-limit": {
+        **_private(RTO_CC, [*RTO_LINUX, *EXIT_LINUX, "--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"], ccs={"newreno"}),
+        "qdiscs": {"fq_codel"},
+        "side": "both",
+        "ccsim": ccsim_fq_limit,
+    },
+    # the same with ccsim's RTO as Linux's as well ([tcp] rto_estimator = "linux")
+    "both-rto-exit-cwndcnt-fq-limit-linux-rto": {
+        **_private(RTO_CC, [*RTO_LINUX, *EXIT_LINUX, "--ns3::TcpLinuxRenoAttr::LinuxCwndCnt=true"], ccs={"newreno"}),
+        "qdiscs": {"fq_codel"},
+        "side": "both",
+        "ccsim": lambda p, sc: ccsim_linux_rto(p, ccsim_fq_limit(p, sc)),
     },
     "ns3-fq-empty": _private(CODEL_LINUX, [f"{LFQ}LinuxEmptyNewFlow=true"], qdiscs={"fq_codel"}),
     "ns3-fq-linux": _private(
