@@ -18,7 +18,8 @@ The grid (validation/ns3/QDISC.md says why):
            same rate / delay / flows                                            8 points
   FIFO     the control: a 1000-packet drop-tail queue disc, ECN off, cubic / newreno,
            same rate / delay / flows                                           16 points
-Hard limit 1000 packets everywhere (the AQM, not the buffer, decides), MSS 1448, 1 Gbps /
+Hard limit 1000 packets everywhere (the AQM, not the buffer, decides; for fq_codel it is the
+discipline's own `limit`, which drops from the fattest flow queue, as in Linux), MSS 1448, 1 Gbps /
 0 ms access links, 20 s simulated at 10 Mbps and 10 s at 100 Mbps, seeds 1-3: each seed
 draws every flow's start time from U[0, 1 s) (both simulators start the same flow at the
 same time; without it they are deterministic). ns-3 runs in the "aligned" set-up of run.py
@@ -76,6 +77,9 @@ NS3_BIN = R.NS3_DIR / "build" / "qdisc"
 MSS = R.MSS  # 1448
 PKT_BYTES = MSS + 52  # IP packet of a full segment (20 IP + 20 TCP + 12 timestamps)
 BUFFER_PKTS = 1000
+#: ccsim's link buffer under fq_codel, whose own limit is BUFFER_PKTS (Linux's default fq_codel
+#: limit; any value above BUFFER_PKTS is never reached)
+FQ_BUFFER_PKTS = 10240
 START_SPREAD_S = 1.0
 SEEDS = (1, 2, 3)
 TOLERANCE = 0.10
@@ -185,6 +189,14 @@ def ccsim_scenario(p: Point, seed: int) -> dict[str, Any]:
     if params:
         # ccsim's names (`ccsim qdiscs red`): thresholds in packets, w_q is `weight`.
         bottleneck["qdisc_params"] = {("weight" if k == "qw" else k): v for k, v in params.items()}
+    if p.qdisc == "fq_codel":
+        # Linux's fq_codel has one limit, its own (`tc qdisc ... fq_codel limit 1000`; ns-3's
+        # FqCoDelQueueDisc MaxSize 1000p): over it fq_codel_drop takes a batch from the head of
+        # the fattest flow queue. ccsim's `buffer` is a hard limit in front of the discipline that
+        # drops the arrival, so the 1000 packets go to fq_codel's `limit` and the buffer is set
+        # above it, where it never acts (docs/validation.md, Q9).
+        bottleneck["buffer"] = f"{FQ_BUFFER_PKTS}pkt"
+        bottleneck["qdisc_params"] = {**bottleneck.get("qdisc_params", {}), "limit": BUFFER_PKTS}
     if p.ecn:
         bottleneck["ecn"] = True
     tcp = dict(R.ccsim_scenario(R.Point("cubic"), seed)["tcp"])
