@@ -18,7 +18,9 @@ made on one side (both-* experiments: one on each side):
                     40 ms point hangs on the RTO's length (a sensitivity test, not a model of Linux)
   ccsim-fq-limit    ccsim's FQ-CoDel with the grid's 1000-packet limit as its own limit (batch
                     drop from the fattest flow, as Linux fq_codel and ns-3) instead of the link's
-                    1000-packet buffer in front of it (tail drop of the arrival; cause Q9)
+                    1000-packet buffer in front of it (tail drop of the arrival; cause Q9). The
+                    grid itself does this since 2026-11-27, so on it this is now a no-op; its
+                    tables were measured against the grid before
   ccsim-linux-rto   ccsim with Linux's RTO ([tcp] rto_estimator = "linux"), which the grid's
                     ns-3 approximates (--clockGranularity=200ms)
   both-pie-linux-rto  ns3-pie-linux-rto against ccsim-linux-rto (both sides changed)
@@ -181,9 +183,10 @@ def ccsim_fq_limit(p, sc: dict[str, Any]) -> dict[str, Any]:
     """ccsim's FQ-CoDel with the grid's 1000-packet hard limit as its own `limit` (Linux `tc qdisc
     ... fq_codel limit 1000`; ns-3's FqCoDelQueueDisc MaxSize 1000p): over it, fq_codel_drop takes a
     batch (at most drop_batch_size 64, until half its bytes are gone) from the head of the fattest
-    flow queue. The grid's scenario sets `buffer = 1000pkt` and leaves fq_codel's limit at 10240, so
+    flow queue. The grid's scenario set `buffer = 1000pkt` and left fq_codel's limit at 10240, so
     the link's buffer tail-drops the arriving packet first, whichever flow it belongs to (cause Q9).
-    The buffer is raised to 10240 packets, above the limit, so that it never acts."""
+    The buffer is raised to 10240 packets, above the limit, so that it never acts. (qdisc.py's
+    grid has set fq_codel this way since 2026-11-27: on it this changes nothing.)"""
     sc["bottleneck"]["buffer"] = "10240pkt"
     sc["bottleneck"]["qdisc_params"] = {**sc["bottleneck"].get("qdisc_params", {}), "limit": 1000}
     return sc
