@@ -1268,7 +1268,8 @@ QdiscAttrCcType(const std::string& type)
 // #event (state changes) and #retx lines from FlowTracer and one #qdrop line per queue-disc
 // drop (time, reason, source address, sequence number), and with LinuxPieQueueDisc one #pie
 // line per probability update (time, probability, queue delay ms, burst allowance ms); with
-// QDISC_ATTR_TRACE_PKTS=1 also #qenq / #qdeq lines per data packet (OnPkt). Only
+// QDISC_ATTR_TRACE_PKTS=1 also #qenq / #qdeq lines per data packet (OnPkt) and a #qmark line
+// per CE mark (OnMark). Only
 // trace sinks and sampling events are added: the run is otherwise the same (checked: the JSON
 // result is unchanged).
 // build_attr.sh calls this before Simulator::Run(); a template, because FlowTracer is defined
@@ -1306,6 +1307,24 @@ OnPkt(const char* tag, ns3::Ptr<const ns3::QueueDiscItem> item)
     item->GetPacket()->PeekHeader(tcp);
     out << tag << "," << ns3::Simulator::Now().GetSeconds() << "," << ip->GetHeader().GetSource() << ","
         << tcp.GetSequenceNumber().GetValue() << "\n";
+}
+
+// #qmark lines (QDISC_ATTR_TRACE_PKTS=1): every packet the queue disc marks CE (time, source
+// address, sequence number, packets in the queue disc at the mark, reason).
+inline ns3::Ptr<ns3::QueueDisc> markQd;
+
+inline void
+OnMark(ns3::Ptr<const ns3::QueueDiscItem> item, const char* reason)
+{
+    ns3::Ptr<const ns3::Ipv4QueueDiscItem> ip = ns3::DynamicCast<const ns3::Ipv4QueueDiscItem>(item);
+    ns3::TcpHeader tcp;
+    if (!ip)
+    {
+        return;
+    }
+    item->GetPacket()->PeekHeader(tcp);
+    out << "#qmark," << ns3::Simulator::Now().GetSeconds() << "," << ip->GetHeader().GetSource() << ","
+        << tcp.GetSequenceNumber().GetValue() << "," << markQd->GetNPackets() << "," << reason << "\n";
 }
 
 // #pie lines: LinuxPieQueueDisc's state after each probability update.
@@ -1362,6 +1381,8 @@ QdiscAttrTrace(std::vector<Tracer>& tracers, ns3::Ptr<ns3::QueueDisc> qd, uint32
     {
         qd->TraceConnectWithoutContext("Enqueue", ns3::MakeBoundCallback(&T::OnPkt, "#qenq"));
         qd->TraceConnectWithoutContext("Dequeue", ns3::MakeBoundCallback(&T::OnPkt, "#qdeq"));
+        T::markQd = qd;
+        qd->TraceConnectWithoutContext("Mark", ns3::MakeCallback(&T::OnMark));
     }
     ns3::Simulator::Schedule(interval, &T::Sample<Tracer>, &tracers, qd, mss, interval);
 }

@@ -24,6 +24,15 @@ made on one side (both-* experiments: one on each side):
   ccsim-linux-rto   ccsim with Linux's RTO ([tcp] rto_estimator = "linux"), which the grid's
                     ns-3 approximates (--clockGranularity=200ms)
   both-pie-linux-rto  ns3-pie-linux-rto against ccsim-linux-rto (both sides changed)
+  ccsim-step-k1     ccsim's DCTCP step threshold one packet higher (min_th = max_th = K + 1):
+                    ns-3's RED counts only the queue disc's packets, not the one waiting in the
+                    1-packet device queue below it (cause Q10a; red-step points)
+  ns3-step-k1       ns-3's MinTh = MaxTh = K - 1 (the same offset, on ns-3's side; Q10a)
+  ns3-dctcp-alpha   ns-3's TcpDctcp DctcpAlphaOnInit = 15/16: Linux's dctcp_init ends the first
+                    observation window at the first ACK (alpha decays once more than in ns-3,
+                    whose first window ends a flight later; Q10b)
+  ns3-step-k1-dctcp-alpha  ns3-step-k1 and ns3-dctcp-alpha together (Q10a and Q10b on ns-3)
+  both-step-k1-dctcp-alpha  ccsim-step-k1 against ns3-dctcp-alpha (both sides changed)
   ns3-nohystart     ns-3 with --ns3::TcpCubic::HyStart=false (Q2)
   ns3-hystart-thresh  ns-3 with HyStartDelayMax = 10 ms: its HyStart delay threshold becomes
                     Linux's at both delays of the grid (Q2)
@@ -192,6 +201,26 @@ def ccsim_fq_limit(p, sc: dict[str, Any]) -> dict[str, Any]:
     return sc
 
 
+def _step_k(p) -> int:
+    return int(p.qdisc_params["min_th"])
+
+
+def ccsim_step_k1(p, sc: dict[str, Any]) -> dict[str, Any]:
+    """ccsim's DCTCP step threshold one packet higher (min_th = max_th = K + 1): ns-3's RED counts
+    the packets in the queue disc only, not the one waiting in the 1-packet device queue below it,
+    so its step marks when K + 1 packets wait (cause Q10)."""
+    k = _step_k(p) + 1
+    sc["bottleneck"]["qdisc_params"] = {**sc["bottleneck"]["qdisc_params"], "min_th": k, "max_th": k}
+    return sc
+
+
+def ns3_step_k1(p) -> list[str]:
+    """ns-3's MinTh = MaxTh = K - 1: its step then marks when K packets wait, queue disc and
+    device queue together, as ccsim's (Q10)."""
+    k = _step_k(p) - 1
+    return [f"--redMinTh={k}", f"--redMaxTh={k}"]
+
+
 def ns3_target_pkt(p) -> list[str]:
     t_ns = round((DEFAULT_TARGET_MS[p.qdisc] - pkt_time_ms(p)) * 1e6)
     return [f"--pieTarget={t_ns}ns"] if p.qdisc == "pie" else [f"--codelTarget={t_ns}ns"]
@@ -234,6 +263,23 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ccsim-min-rto-400": {"side": "ccsim", "ccsim": ccsim_min_rto(400)},
     "ccsim-linux-rto": {"side": "ccsim", "ccsim": ccsim_linux_rto},
     "ccsim-fq-limit": {"side": "ccsim", "qdiscs": {"fq_codel"}, "ccsim": ccsim_fq_limit},
+    "ccsim-step-k1": {"side": "ccsim", "qdiscs": {"red-step"}, "ccsim": ccsim_step_k1},
+    "ns3-step-k1": {"side": "ns3", "qdiscs": {"red-step"}, "ns3": ns3_step_k1},
+    # Linux's dctcp_init resets the observation window at snd_nxt before any data is sent, so the
+    # first ACK ends a window and alpha decays to 15/16 at once; ns-3's TcpDctcp sets its first
+    # window's end at the first ACK, one decay later ever after (Q10): alpha on init 15/16 in ns-3
+    "ns3-dctcp-alpha": {"side": "ns3", "qdiscs": {"red-step"}, "ns3": lambda p: ["--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"]},
+    "ns3-step-k1-dctcp-alpha": {
+        "side": "ns3",
+        "qdiscs": {"red-step"},
+        "ns3": lambda p: [*ns3_step_k1(p), "--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"],
+    },
+    "both-step-k1-dctcp-alpha": {
+        "side": "both",
+        "qdiscs": {"red-step"},
+        "ccsim": ccsim_step_k1,
+        "ns3": lambda p: ["--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"],
+    },
     "ns3-nohystart": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStart=false"]},
     # ns-3's delay threshold is clamp(delay_min, HyStartDelayMin 4 ms, HyStartDelayMax 1 s), Linux's
     # clamp(delay_min / 8, 4 ms, 16 ms): with a 10 ms maximum both are 4 ms at a 2 ms RTT and 10 ms at 80 ms
