@@ -80,6 +80,30 @@ def test_dctcp_keeps_queue_near_k_without_drops(Q, runs):
     assert set(b["mark_reasons"]) == {"Forced mark"}, b
 
 
+def test_dctcp_matches_ns3_within_ten_percent(Q, runs):
+    """Issue 13's DCTCP check: ccsim's DCTCP over step-marking RED against the same ns-3 run,
+    total throughput and mean queueing delay within 10 %. ns-3's RED counts only the queue
+    disc's packets, not the one in the 1-packet device queue below it, so its step marks when
+    K + 1 packets wait; ccsim's (as Linux's red_action on the qdisc's backlog) at K. The
+    comparison gives ccsim the step at K + 1 (docs/validation.md Q10a; without it the 40 ms
+    points differ by 12-17 % in delay)."""
+    import ccsim
+
+    p, d = runs["dctcp"]
+    sc = Q.ccsim_scenario(p, 1)
+    k = Q.dctcp_k(p.rate_mbps) + 1
+    sc["bottleneck"]["qdisc_params"] = {**sc["bottleneck"]["qdisc_params"], "min_th": k, "max_th": k}
+    c = ccsim.run(ccsim.Scenario.from_dict(sc), seed=1)
+    n, cb = d["bottleneck"], c.bottleneck
+    n_total = sum(f["throughput_mbps"] for f in d["flows"])
+    c_total = sum(f["throughput_mbps"] for f in c.flows)
+    assert abs(c_total / n_total - 1) < 0.1, (c_total, n_total)
+    # ns-3's queueing delay as the grid compares it: the queue disc's sojourn plus the wait in the
+    # device queue below it (validation/ns3/qdisc.py).
+    assert abs(cb["queue_delay_mean_ms"] / n["qdelay_total_mean_ms"] - 1) < 0.1, (cb["queue_delay_mean_ms"], n)
+    assert cb["marks"] > 0 and cb["drops"] + cb["aqm_drops"] == 0, cb
+
+
 def test_only_the_bottleneck_queue_disc_drops_and_attributes_apply(runs):
     for name, (p, d) in runs.items():
         b = d["bottleneck"]
