@@ -5,7 +5,8 @@
 # installs becomes QdiscAttrPieType() (environment QDISC_ATTR_PIE, default ns3::PieQueueDisc),
 # the CoDel and FQ-CoDel types QdiscAttrCoDelType() / QdiscAttrFqCoDelType() (QDISC_ATTR_CODEL,
 # QDISC_ATTR_FQCODEL), the TCP type QdiscAttrCcType() (QDISC_ATTR_CC=1: TcpLinuxReno and
-# TcpCubic become qdisc_attr.h's *Attr copies), and QdiscAttrTrace() is called before the run
+# TcpCubic become qdisc_attr.h's *Attr copies), the DCTCP type QdiscAttrDctcpType()
+# (QDISC_ATTR_DCTCP=1: ns3::TcpDctcp becomes TcpDctcpAttr, senders and receiver), and QdiscAttrTrace() is called before the run
 # (a time series when QDISC_ATTR_TRACE names a file) and QdiscAttrRecovery() after
 # SetCcsimTcpDefaults (QDISC_ATTR_PRR=1: the recovery type becomes PrrAttrRecovery); nothing
 # else changes. A separate binary,
@@ -30,11 +31,12 @@ GEN="$NS3_DIR/build/qdisc_attr.cc"
         -e 's|{"codel", "ns3::CoDelQueueDisc"}|{"codel", QdiscAttrCoDelType()}|' \
         -e 's|{"fq_codel", "ns3::FqCoDelQueueDisc"}|{"fq_codel", QdiscAttrFqCoDelType()}|' \
         -e 's|: CcTypeName(cc);$|: QdiscAttrCcType(CcTypeName(cc));|' \
+        -e 's|cc == "dctcp" ? "ns3::TcpDctcp" :|cc == "dctcp" ? QdiscAttrDctcpType() :|' \
         -e 's|^    SetCcsimTcpDefaults(.*);$|&\n    QdiscAttrRecovery();|' \
         -e 's|^    Simulator::Stop(Seconds(duration));$|    QdiscAttrTrace(tracers, qd, mss);\n&|' "$HERE/qdisc.cc"
 } >"$GEN.new"
 grep -q 'QdiscAttrPieType()}' "$GEN.new" || ns3_die build_attr.sh "qdisc.cc no longer has the line {\"pie\", \"ns3::PieQueueDisc\"}"
-for f in QdiscAttrCoDelType QdiscAttrFqCoDelType QdiscAttrCcType; do
+for f in QdiscAttrCoDelType QdiscAttrFqCoDelType QdiscAttrCcType QdiscAttrDctcpType; do
     grep -q "$f(" "$GEN.new" || ns3_die build_attr.sh "qdisc.cc: the line build_attr.sh rewrites for $f is gone"
 done
 grep -q '^    QdiscAttrRecovery();' "$GEN.new" || ns3_die build_attr.sh "qdisc.cc no longer has the line SetCcsimTcpDefaults(...);"

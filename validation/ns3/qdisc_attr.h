@@ -2,10 +2,10 @@
 // comparison (docs/validation.md, "Causes (queue disciplines)"). Not part of the grid:
 // validation/ns3/build_attr.sh builds bench/ns3/build/qdisc_attr, which is qdisc.cc with the
 // PIE, CoDel, FQ-CoDel and TCP types taken from the environment (QDISC_ATTR_PIE,
-// QDISC_ATTR_CODEL, QDISC_ATTR_FQCODEL, QDISC_ATTR_CC; defaults: ns-3's own) and an optional
+// QDISC_ATTR_CODEL, QDISC_ATTR_FQCODEL, QDISC_ATTR_CC, QDISC_ATTR_DCTCP; defaults: ns-3's own) and an optional
 // trace (QDISC_ATTR_TRACE), so the committed qdisc binary and its cache are untouched. Below:
 // LinuxPieQueueDisc, LinuxCoDelQueueDisc, LinuxFqCoDelQueueDisc, TcpLinuxRenoAttr /
-// TcpCubicAttr, PrrAttrRecovery (QDISC_ATTR_PRR), QdiscAttrTrace.
+// TcpCubicAttr, PrrAttrRecovery (QDISC_ATTR_PRR), TcpDctcpAttr (QDISC_ATTR_DCTCP), QdiscAttrTrace.
 //
 // ns3::LinuxPieQueueDisc: PIE with ns-3 3.44's PieQueueDisc structure (the same attributes,
 // drop reasons, double arithmetic, timestamps mode only) and a switch for each of its
@@ -38,6 +38,7 @@
 #include "ns3/net-device-queue-interface.h"
 #include "ns3/string.h"
 #include "ns3/tcp-cubic.h"
+#include "ns3/tcp-dctcp.h"
 #include "ns3/tcp-linux-reno.h"
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/double.h"
@@ -1211,6 +1212,115 @@ class PrrAttrRecovery : public TcpRecoveryOps
 
 NS_OBJECT_ENSURE_REGISTERED(PrrAttrRecovery);
 
+// ---------------------------------------------------------------------------------------------
+// ns3::TcpDctcpAttr (QDISC_ATTR_DCTCP=1 replaces ns3::TcpDctcp, on the senders and on the
+// receiver, which echoes CE): ns-3 3.44's TcpDctcp, subclassed, with one switch.
+//   LinuxAckNow  on a change of CE state the receiver ACKs the current segment at once, as
+//                Linux's dctcp_ece_ack_update (net/ipv4/tcp_dctcp.h: "CE state has changed,
+//                force an immediate ACK to reflect the new CE state", icsk_ack.pending |=
+//                ICSK_ACK_NOW), after the delayed ACK of the earlier state that both send.
+//                ns-3: TcpDctcp::CeState0to1 / CeState1to0 send that earlier ACK (through
+//                SendEmptyPacket, which clears the delayed-ACK count), then
+//                TcpSocketBase::ReceivedData counts the current segment as the first of a new
+//                delayed ACK (ECE or not, it leaves at the next segment or after DelAckTimeout).
+//                Here, when ReceivedData has delayed it (CA_EVENT_DELAYED_ACK after the change),
+//                an event at the same instant sends it as ReceivedData's non-delayed branch does
+//                (CA_EVENT_NON_DELAYED_ACK, ACK|ECE while in ECN_CE_RCVD / ECN_SENDING_ECE);
+//                SendEmptyPacket cancels the delayed-ACK timer and count, so the next delayed
+//                ACK counts from the segment after, as Linux after tcp_send_ack.
+// TcpDctcp's m_ceState and m_delayedAckReserved are private: the copies here follow the same
+// events. With the switch off it is TcpDctcp (checked: identical JSON, `ns3-dctcp-private`).
+class TcpDctcpAttr : public TcpDctcp
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::TcpDctcpAttr")
+                .SetParent<TcpDctcp>()
+                .SetGroupName("Internet")
+                .AddConstructor<TcpDctcpAttr>()
+                .AddAttribute("LinuxAckNow",
+                              "ACK the current segment at once on a change of CE state (Linux "
+                              "dctcp_ece_ack_update: ICSK_ACK_NOW)",
+                              BooleanValue(false), MakeBooleanAccessor(&TcpDctcpAttr::m_linuxAckNow),
+                              MakeBooleanChecker());
+        return tid;
+    }
+
+    TcpDctcpAttr() = default;
+
+    TcpDctcpAttr(const TcpDctcpAttr& sock)
+        : TcpDctcp(sock),
+          m_linuxAckNow(sock.m_linuxAckNow),
+          m_ce(sock.m_ce),
+          m_reserved(sock.m_reserved)
+    {
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpDctcpAttr>(this);
+    }
+
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override
+    {
+        bool changed = false;
+        switch (event)
+        {
+        case TcpSocketState::CA_EVENT_ECN_IS_CE:
+            changed = !m_ce;
+            m_ce = true;
+            break;
+        case TcpSocketState::CA_EVENT_ECN_NO_CE:
+            changed = m_ce;
+            m_ce = false;
+            break;
+        case TcpSocketState::CA_EVENT_DELAYED_ACK:
+            m_reserved = true;
+            break;
+        case TcpSocketState::CA_EVENT_NON_DELAYED_ACK:
+            m_reserved = false;
+            break;
+        default:
+            break;
+        }
+        TcpDctcp::CwndEvent(tcb, event);
+        if (changed && m_linuxAckNow)
+        {
+            // TcpSocketBase::ForwardUp raises the CE event before DoForwardUp -> ReceivedData
+            // adds the segment: the ACK goes after it, at the same instant.
+            m_reserved = false; // until ReceivedData says whether it delayed the ACK
+            Simulator::ScheduleNow(&TcpDctcpAttr::AckNow, this, tcb);
+        }
+    }
+
+  private:
+    void AckNow(Ptr<TcpSocketState> tcb)
+    {
+        if (!m_reserved)
+        {
+            return; // ReceivedData ACKed it already (gap, or the delayed-ACK count reached)
+        }
+        CwndEvent(tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
+        if (tcb->m_ecnState == TcpSocketState::ECN_CE_RCVD || tcb->m_ecnState == TcpSocketState::ECN_SENDING_ECE)
+        {
+            tcb->m_sendEmptyPacketCallback(TcpHeader::ACK | TcpHeader::ECE);
+            tcb->m_ecnState = TcpSocketState::ECN_SENDING_ECE;
+        }
+        else
+        {
+            tcb->m_sendEmptyPacketCallback(TcpHeader::ACK);
+        }
+    }
+
+    bool m_linuxAckNow{false};
+    bool m_ce{false};       // TcpDctcp::m_ceState
+    bool m_reserved{false}; // TcpDctcp::m_delayedAckReserved, as ReceivedData left it
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TcpDctcpAttr);
+
 } // namespace ns3
 
 // QDISC_ATTR_PRR=1: the recovery type becomes PrrAttrRecovery (build_attr.sh calls this just after
@@ -1260,6 +1370,15 @@ QdiscAttrCcType(const std::string& type)
         return type;
     }
     return type == "ns3::TcpLinuxReno" || type == "ns3::TcpCubic" ? type + "Attr" : type;
+}
+
+// QDISC_ATTR_DCTCP=1: qdisc.cc's DCTCP type (senders and receiver) becomes ns3::TcpDctcpAttr
+// (build_attr.sh substitutes this for "ns3::TcpDctcp").
+inline std::string
+QdiscAttrDctcpType()
+{
+    const char* t = std::getenv("QDISC_ATTR_DCTCP");
+    return t && std::string(t) == "1" ? "ns3::TcpDctcpAttr" : "ns3::TcpDctcp";
 }
 
 // QDISC_ATTR_TRACE=FILE (optional QDISC_ATTR_TRACE_INTERVAL, seconds, default 0.01): a CSV time

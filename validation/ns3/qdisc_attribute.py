@@ -33,6 +33,15 @@ made on one side (both-* experiments: one on each side):
                     whose first window ends a flight later; Q10b)
   ns3-step-k1-dctcp-alpha  ns3-step-k1 and ns3-dctcp-alpha together (Q10a and Q10b on ns-3)
   both-step-k1-dctcp-alpha  ccsim-step-k1 against ns3-dctcp-alpha (both sides changed)
+  ns3-dctcp-private ns-3's TcpDctcp replaced by validation/ns3/qdisc_attr.h's TcpDctcpAttr with no
+                    switch on (a check: bit-identical)
+  ns3-dctcp-ack-now that copy with LinuxAckNow: on a change of CE state the receiver ACKs the
+                    current segment at once, as Linux's dctcp_ece_ack_update (ICSK_ACK_NOW) and
+                    ccsim (ns-3 sends the delayed ACK of the earlier state and delays the current
+                    segment's; Q10)
+  ns3-step-k1-dctcp-alpha-ack-now  ns3-step-k1, ns3-dctcp-alpha and ns3-dctcp-ack-now together
+  both-step-k1-dctcp-alpha-ack-now  ccsim-step-k1 against ns3-dctcp-alpha with ns3-dctcp-ack-now
+                    (both sides changed)
   ns3-nohystart     ns-3 with --ns3::TcpCubic::HyStart=false (Q2)
   ns3-hystart-thresh  ns-3 with HyStartDelayMax = 10 ms: its HyStart delay threshold becomes
                     Linux's at both delays of the grid (Q2)
@@ -90,8 +99,8 @@ made on one side (both-* experiments: one on each side):
   both-rto-exit-cwndcnt-fq-limit-linux-rto  the same, ccsim with Linux's RTO as well (ccsim-linux-rto)
   ns3-fq-empty      that FQ-CoDel with Linux's handling of a new flow found empty (QDISC.md 3)
   ns3-fq-linux      that FQ-CoDel with all three
-  (the ns3-pie-*, -rto-*, -codel-* and -fq-* experiments need bench/ns3/build/qdisc_attr:
-  bash validation/ns3/build_attr.sh)
+  (the ns3-pie-*, -rto-*, -codel-*, -fq-*, ns3-dctcp-private and *-ack-now experiments need
+  bench/ns3/build/qdisc_attr: bash validation/ns3/build_attr.sh)
 
 Baselines: stock ns-3 from the committed cache (results/raw_qdisc/, looked up by command line,
 so any binary built from the same qdisc.cc serves: the runs are deterministic; it holds the
@@ -243,6 +252,11 @@ LFQ = "--ns3::LinuxFqCoDelQueueDisc::"
 MARK_LINUX = ["--ns3::LinuxCoDelQueueDisc::LinuxMarkSchedule=true", f"{LFQ}LinuxMarkSchedule=true"]
 
 
+DCTCP_ATTR = {"QDISC_ATTR_DCTCP": "1"}
+DCTCP_ALPHA = "--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"
+ACK_NOW = ["--ns3::TcpDctcpAttr::LinuxAckNow=true"]
+
+
 def _private(env: dict[str, str], extra: list[str], **kw: Any) -> dict[str, Any]:
     return {"side": "ns3", "ns3": lambda p: list(extra), "env": env, "bin": "qdisc_attr", **kw}
 
@@ -279,6 +293,26 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
         "qdiscs": {"red-step"},
         "ccsim": ccsim_step_k1,
         "ns3": lambda p: ["--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"],
+    },
+    # qdisc_attr.h's TcpDctcpAttr (QDISC_ATTR_DCTCP=1): with no switch ns-3's TcpDctcp; LinuxAckNow
+    # ACKs the current segment at once on a change of CE state, as Linux's dctcp_ece_ack_update
+    # (ICSK_ACK_NOW) and ccsim's receiver (ns-3 delays it; Q10)
+    "ns3-dctcp-private": _private(DCTCP_ATTR, [], qdiscs={"red-step"}),
+    "ns3-dctcp-ack-now": _private(DCTCP_ATTR, ACK_NOW, qdiscs={"red-step"}),
+    "ns3-step-k1-dctcp-alpha-ack-now": {
+        "side": "ns3",
+        "qdiscs": {"red-step"},
+        "ns3": lambda p: [*ns3_step_k1(p), DCTCP_ALPHA, *ACK_NOW],
+        "env": DCTCP_ATTR,
+        "bin": "qdisc_attr",
+    },
+    "both-step-k1-dctcp-alpha-ack-now": {
+        "side": "both",
+        "qdiscs": {"red-step"},
+        "ccsim": ccsim_step_k1,
+        "ns3": lambda p: [DCTCP_ALPHA, *ACK_NOW],
+        "env": DCTCP_ATTR,
+        "bin": "qdisc_attr",
     },
     "ns3-nohystart": {"side": "ns3", "ccs": {"cubic"}, "ns3": lambda p: ["--ns3::TcpCubic::HyStart=false"]},
     # ns-3's delay threshold is clamp(delay_min, HyStartDelayMin 4 ms, HyStartDelayMax 1 s), Linux's
