@@ -282,17 +282,17 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     # Linux's dctcp_init resets the observation window at snd_nxt before any data is sent, so the
     # first ACK ends a window and alpha decays to 15/16 at once; ns-3's TcpDctcp sets its first
     # window's end at the first ACK, one decay later ever after (Q10): alpha on init 15/16 in ns-3
-    "ns3-dctcp-alpha": {"side": "ns3", "qdiscs": {"red-step"}, "ns3": lambda p: ["--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"]},
+    "ns3-dctcp-alpha": {"side": "ns3", "qdiscs": {"red-step"}, "ns3": lambda p: [DCTCP_ALPHA]},
     "ns3-step-k1-dctcp-alpha": {
         "side": "ns3",
         "qdiscs": {"red-step"},
-        "ns3": lambda p: [*ns3_step_k1(p), "--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"],
+        "ns3": lambda p: [*ns3_step_k1(p), DCTCP_ALPHA],
     },
     "both-step-k1-dctcp-alpha": {
         "side": "both",
         "qdiscs": {"red-step"},
         "ccsim": ccsim_step_k1,
-        "ns3": lambda p: ["--ns3::TcpDctcp::DctcpAlphaOnInit=0.9375"],
+        "ns3": lambda p: [DCTCP_ALPHA],
     },
     # qdisc_attr.h's TcpDctcpAttr (QDISC_ATTR_DCTCP=1): with no switch ns-3's TcpDctcp; LinuxAckNow
     # ACKs the current segment at once on a change of CE state, as Linux's dctcp_ece_ack_update
