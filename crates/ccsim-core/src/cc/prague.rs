@@ -179,9 +179,14 @@ fn mul_u64_u64_shr(a: u64, b: u64, shift: u32) -> u64 {
     ((a as u128 * b as u128) >> shift) as u64
 }
 
+/// DIV64_U64_ROUND_CLOSEST: (x + d / 2) / d without overflow. In 64 bits when x + d / 2 fits
+/// (always, in practice; the same quotient), else in 128 (a library call, several times slower).
 #[inline]
 fn div_round_closest(x: u64, d: u64) -> u64 {
-    ((x as u128 + (d as u128 >> 1)) / d as u128) as u64
+    match x.checked_add(d >> 1) {
+        Some(n) => n / d,
+        None => ((x as u128 + (d as u128 >> 1)) / d as u128) as u64,
+    }
 }
 
 #[inline]
@@ -234,6 +239,20 @@ fn srtt_us8(s: &SockState) -> u64 {
 #[inline]
 fn mstamp_us(s: &SockState) -> u64 {
     s.now / 1000
+}
+
+/// `(USEC_PER_SEC << 3) x mtu / srtt_us` (srtt in 1/8 us; the numerator alone while srtt is
+/// 0): bytes per second per packet of window, the first factor of
+/// prague_frac_cwnd_to_pacing_rate and of prague_update_pacing_rate.
+#[inline]
+fn packet_rate(s: &SockState) -> u64 {
+    let rate = (USEC_PER_SEC << 3) * mtu(s);
+    let srtt = srtt_us8(s);
+    if srtt != 0 {
+        rate / srtt
+    } else {
+        rate
+    }
 }
 
 /// tcp_mss_to_mtu.
@@ -342,12 +361,13 @@ impl Prague {
 
     /// prague_frac_cwnd_to_pacing_rate.
     fn frac_cwnd_to_pacing_rate(&self, s: &SockState) -> u64 {
-        let mut rate = (USEC_PER_SEC << 3) * mtu(s);
-        let srtt = srtt_us8(s);
-        if srtt != 0 {
-            rate /= srtt;
-        }
-        mul_u64_u64_shr(rate, self.frac_cwnd, CWND_UNIT).max(MINIMUM_RATE)
+        self.frac_cwnd_to_pacing_rate_at(packet_rate(s))
+    }
+
+    /// prague_frac_cwnd_to_pacing_rate with its first factor, [`packet_rate`], given.
+    #[inline]
+    fn frac_cwnd_to_pacing_rate_at(&self, packet_rate: u64) -> u64 {
+        mul_u64_u64_shr(packet_rate, self.frac_cwnd, CWND_UNIT).max(MINIMUM_RATE)
     }
 
     /// prague_ai_ack_increase.
@@ -362,18 +382,18 @@ impl Prague {
 
     /// prague_update_pacing_rate.
     fn update_pacing_rate(&mut self, s: &mut SockState) {
+        self.update_pacing_rate_at(s, packet_rate(s));
+    }
+
+    /// prague_update_pacing_rate with [`packet_rate`] given.
+    fn update_pacing_rate_at(&mut self, s: &mut SockState, packet_rate: u64) {
         let mut rate;
         if self.is_rtt_indep(s) && self.cwnd_mode == 1 {
             let offset = mul_u64_u64_shr(RATE_OFFSET, self.rate_bytes, OFFSET_UNIT);
             rate = if self.half_virtual_rtt_elapsed(s) { self.rate_bytes - offset } else { self.rate_bytes + offset };
         } else {
             let max_inflight = ((self.frac_cwnd >> CWND_UNIT) as u32).max(s.packets_in_flight()) as u64;
-            rate = (USEC_PER_SEC << 3) * mtu(s);
-            let srtt = srtt_us8(s);
-            if srtt != 0 {
-                rate /= srtt;
-            }
-            rate = rate.saturating_mul(max_inflight).max(MINIMUM_RATE);
+            rate = packet_rate.saturating_mul(max_inflight).max(MINIMUM_RATE);
             self.rate_bytes = rate;
         }
         if s.cwnd < s.ssthresh / 2 {
@@ -428,7 +448,7 @@ impl Prague {
     }
 
     /// prague_update_cwnd.
-    fn update_cwnd(&mut self, s: &mut SockState, rs: &RateSample) {
+    fn update_cwnd(&mut self, s: &mut SockState, rs: &RateSample, packet_rate: u64) {
         let mut acked = rs.acked_sacked as i64;
         let ece_delta = s.delivered_ce - self.last_delivered_ce;
         self.last_delivered_ce = s.delivered_ce;
@@ -464,12 +484,20 @@ impl Prague {
                 let mut increase = acked * self.ai_ack_increase;
                 let new_cwnd = self.frac_cwnd;
                 if new_cwnd != 0 {
-                    let shifted = (increase as u128) << CWND_UNIT;
-                    increase = ((shifted + (new_cwnd as u128 >> 1)) / new_cwnd as u128) as u64;
+                    // (increase << 20) in 64 bits when it fits (the same quotient).
+                    increase = if increase >> (64 - CWND_UNIT) == 0 {
+                        div_round_closest(increase << CWND_UNIT, new_cwnd)
+                    } else {
+                        let shifted = (increase as u128) << CWND_UNIT;
+                        ((shifted + (new_cwnd as u128 >> 1)) / new_cwnd as u128) as u64
+                    };
                 }
-                increase = increase * MTU_SYS / mtu(s);
+                // x MTU_SYS / mtu: the identity at a 1500-byte MTU unless the product wraps.
+                if mtu(s) != MTU_SYS || increase > u64::MAX / MTU_SYS {
+                    increase = increase.wrapping_mul(MTU_SYS) / mtu(s);
+                }
                 self.frac_cwnd += acked.max(increase);
-                let rate = self.frac_cwnd_to_pacing_rate(s);
+                let rate = self.frac_cwnd_to_pacing_rate_at(packet_rate);
                 self.rate_bytes = (self.rate_bytes + acked).max(rate);
             }
         }
@@ -606,11 +634,13 @@ impl CongestionControl for Prague {
 
     /// prague_cong_control.
     fn cong_control(&mut self, s: &mut SockState, rs: &RateSample) {
-        self.update_cwnd(s, rs);
+        // srtt and the MTU do not change within one ACK: one division for the three uses.
+        let packet_rate = packet_rate(s);
+        self.update_cwnd(s, rs, packet_rate);
         if self.should_update_ewma(s) {
             self.update_alpha(s);
         }
-        self.update_pacing_rate(s);
+        self.update_pacing_rate_at(s, packet_rate);
         if self.cwnd_mode_transit {
             let cwnd_bytes = s.cwnd as u64 * mtu(s);
             let transit = self.cfg.cwnd_transit as u64 * MTU_SYS;
@@ -619,7 +649,7 @@ impl CongestionControl for Prague {
                 self.frac_cwnd = self.pacing_rate_to_frac_cwnd(s);
             } else {
                 self.cwnd_mode = 0;
-                self.rate_bytes = self.frac_cwnd_to_pacing_rate(s);
+                self.rate_bytes = self.frac_cwnd_to_pacing_rate_at(packet_rate);
             }
         }
     }
@@ -710,7 +740,8 @@ mod tests {
         // marked packet adds nothing.
         s.delivered_ce = 1;
         let rs = RateSample { acked_sacked: 1, ..RateSample::default() };
-        p.update_cwnd(&mut s, &rs);
+        let r = packet_rate(&s);
+        p.update_cwnd(&mut s, &rs, r);
         assert_eq!((p.frac_cwnd, p.saw_ce), (50 << 20, true));
         assert_eq!((s.cwnd, s.ssthresh), (99, 99), "cwnd steps down one packet per ACK");
         // CWR with alpha = 1/2: frac_cwnd - (2^23 x frac_cwnd + 2^24) >> 25 = 3/4 of it.
@@ -740,7 +771,8 @@ mod tests {
         // One unmarked packet acked at frac_cwnd 10: 2^20 x 2^20 / (10 x 2^20) = 104,857.6
         // -> 104,858 (rounded to nearest), x 1500 / 1500 (MTU = MSS 1448 + 52).
         let rs = RateSample { acked_sacked: 1, ..RateSample::default() };
-        p.update_cwnd(&mut s, &rs);
+        let r = packet_rate(&s);
+        p.update_cwnd(&mut s, &rs, r);
         assert_eq!(p.frac_cwnd, (10 << 20) + 104_858);
         assert_eq!(s.cwnd, 11, "ceil(frac_cwnd)");
     }
