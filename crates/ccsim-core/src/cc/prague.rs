@@ -678,6 +678,21 @@ mod tests {
     use super::*;
     use crate::time::MS;
 
+    /// DIV64_U64_ROUND_CLOSEST in 64 bits where x + d / 2 fits, in 128 where it does not: the
+    /// same quotient as the 128-bit formula everywhere, the overflow edge included.
+    #[test]
+    fn div_round_closest_is_the_128_bit_quotient_at_the_overflow_edge() {
+        let wide = |x: u64, d: u64| ((x as u128 + (d as u128 >> 1)) / d as u128) as u64;
+        for d in [1, 2, 3, 7, 1 << 20, (1 << 40) + 1, u64::MAX / 3, u64::MAX - 1, u64::MAX] {
+            let edge = u64::MAX - (d >> 1);
+            for x in [0, 1, d / 2, d, 12_345_678_901, edge.saturating_sub(1), edge, edge.saturating_add(1), u64::MAX] {
+                assert_eq!(div_round_closest(x, d), wide(x, d), "x {x}, d {d}");
+            }
+        }
+        assert_eq!(div_round_closest(5, 2), 3); // halves round up
+        assert_eq!(div_round_closest(u64::MAX, u64::MAX), 1);
+    }
+
     /// An ECN connection, MSS 1448 (MTU 1500), cwnd `cwnd`, out of slow start.
     fn sock(cwnd: u32) -> SockState {
         let mut s = SockState::new(1448, 10);
