@@ -11,7 +11,9 @@ switches on (empty: the model as shipped, i.e. algorithms.py's ns-3), in algorit
 ns-3 set-up ("aligned-linux": aligned TCP, Linux's constants, 32 MiB buffers), on the point
 of algorithms.py's grid given by --flows/--rate/--buffer/--loss. ccsim runs the same point.
 Prints one row per set-up (mean over --seeds; per seed with --per-seed): total Mbps, mean RTT,
-drops, mean queue, and Δ against ccsim's. ns-3 runs one at a time under nice.
+drops, mean queue, and Δ against ccsim's. ns-3 runs one at a time under nice. --stats adds, per
+ns-3 set-up, the per-seed Δ (ccsim's seed s against ns-3's seed s): mean, sample sd and the
+Student-t 95 % interval of the mean (ccsim.stats), for total and mean RTT.
 """
 
 from __future__ import annotations
@@ -58,6 +60,29 @@ def run_exp(p: R.Point, seed: int, cc: str, switches: list[str]) -> dict:
     return d
 
 
+def seed_deltas(ccs: list[dict], ns3: list[dict], key: str) -> list[float]:
+    """(ccsim − ns-3) / ns-3 of `key` seed by seed (the two runs of one seed draw different losses)."""
+    return [(c[key] - n[key]) / n[key] for c, n in zip(ccs, ns3, strict=True)]
+
+
+def stats_rows(ccs: list[dict], rows: list[tuple[str, list[dict]]]) -> list[str]:
+    """--stats: per ns-3 set-up, the mean, sd and 95 % interval of the per-seed Δ total and Δ RTT."""
+    from ccsim.stats import spread
+
+    out = [
+        "| run | n | Δ total, per seed: mean | sd | 95 % interval"
+        " | Δ RTT, per seed: mean | sd | 95 % interval |",
+        "|---|---:|---:|---:|---|---:|---:|---|",
+    ]
+    for name, sm in rows:
+        cells = []
+        for key in ("total", "rtt"):
+            s = spread(seed_deltas(ccs, sm, key))
+            cells += [f"{s.mean * 100:+.1f}%", f"{s.sd * 100:.1f}%", f"{s.low * 100:+.1f}% … {s.high * 100:+.1f}%"]
+        out.append(f"| {name} | {len(sm)} | " + " | ".join(cells) + " |")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("cc", choices=sorted(set(A.ALGOS) | set(R.CCSIM_CC)), help="ccsim algorithm (newreno: ccsim newreno; pair with --ns3-cc exp-linuxreno)")
@@ -69,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], help="NAME=SW1,SW2 (EXP_ switches without the prefix)")
     ap.add_argument("--ns3-cc", default=None, help="experiment class name (default exp-<cc>)")
     ap.add_argument("--per-seed", action="store_true")
+    ap.add_argument("--stats", action="store_true", help="mean, sd and 95 %% interval of the per-seed Δs")
     a = ap.parse_args(argv)
     seeds = tuple(int(s) for s in a.seeds.split(","))
     p = R.Point(a.cc, flows=a.flows, buffer_bdp=a.buffer, loss=a.loss, rate_mbps=a.rate, seeds=seeds, group=a.cc)
@@ -102,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
             label = name + (f" s{seeds[i]}" if len(groups) > 1 else "")
             dt = "" if name == "ccsim" else f"{(ref[0] - t) / t * 100:+.1f}%"
             print(f"| {label} | {t:.2f} | {dt} | {r:.1f} | {d:.0f} | {q:.1f} |")
+    if a.stats and len(seeds) > 1:
+        print()
+        print("\n".join(stats_rows(ccs, rows[1:])))
     return 0
 
 
