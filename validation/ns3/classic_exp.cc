@@ -119,6 +119,42 @@
 //                  partial ACK ends in an RTO although every ACK makes progress. The program sets
 //                  the socket's m_isFirstPartialAck before each ACK is processed (the Rx trace
 //                  runs at the top of DoForwardUp).
+//   EXP_WESTWOOD_SSTHRESH  Westwood+'s bandwidth-based ssthresh when Linux applies it: on
+//                  entering recovery ssthresh = tcp_reno_ssthresh (max(cwnd >> 1, 2) packets, of
+//                  the value GetSsThresh is given: cwnd with EXP_SSTHRESH_CWND); when the
+//                  reduction completes, ssthresh = cwnd = BWE x RTTmin, and after an RTO
+//                  ssthresh = BWE x RTTmin (tcp_westwood_event: CA_EVENT_COMPLETE_CWR,
+//                  CA_EVENT_LOSS; tcp_westwood_bw_rttmin: max(bw_est x rtt_min / mss, 2), whole
+//                  packets). ns-3's TcpWestwoodPlus::GetSsThresh returns BWE x min RTT at the
+//                  start of recovery and on RTO. ns-3 sends CA_EVENT_LOSS on every RTO, Linux
+//                  only when tcp_enter_loss recomputes ssthresh, so the program acts on it only
+//                  right after a GetSsThresh call (and not in Recovery with EXP_RTO_SSTHRESH).
+//   EXP_WESTWOOD_FILTER  Westwood+'s bandwidth estimate as Linux's: per ACK (tcp_westwood_ack,
+//                  slow path as ccsim: westwood_acked_count; a duplicate ACK counts one MSS,
+//                  subtracted from a later cumulative ACK) the bytes acknowledged are summed
+//                  into bk; the first ACK after more than max(RTT, 50 ms) of the window
+//                  (westwood_update_window, TCP_WESTWOOD_RTT_MIN; RTT = the latest sample given
+//                  to PktsAcked, in jiffies) takes the sample bk / delta in bytes per jiffy
+//                  (HZ = 1000) and runs the two 7/8 EWMAs (westwood_filter: bw_ns_est, then
+//                  bw_est; the first sample fills both). The window starts at the first
+//                  transmission (tcp_westwood_init runs when the connection is established).
+//                  ns-3's TcpWestwoodPlus counts ACKed segments over one RTT from the first ACK
+//                  with an RTT, divides by that RTT, and filters with Tustin, alpha 0.9
+//                  (EstimateBW); it skips ACKs with no RTT (0 with EXP_LINUXRTT).
+//   EXP_WESTWOOD_MINRTT  Westwood+'s min RTT as Linux's: the minimum of the RTT samples given to
+//                  PktsAcked (the SRTT without EXP_LINUXRTT), in jiffies
+//                  (tcp_westwood_pkts_acked: usecs_to_jiffies, rounded up), updated on each ACK
+//                  with the previous ACK's sample (update_rtt_min runs in tcp_westwood_ack, before
+//                  pkts_acked) and restarted from the next sample after an RTO (CA_EVENT_LOSS:
+//                  reset_rtt_min). ns-3 uses the socket's m_minRtt: the minimum SRTT since the
+//                  handshake, never reset.
+//   EXP_WESTWOOD_RENO_AI  exp-westwood's congestion avoidance as Linux's tcp_reno_cong_avoid ->
+//                  tcp_cong_avoid_ai(tp, cwnd, acked): ACKed packets counted in snd_cwnd_cnt,
+//                  cwnd + 1 packet per cwnd of them, the count zeroed when a reduction or an RTO
+//                  starts (tcp_init_cwnd_reduction, tcp_enter_loss). ns-3's
+//                  TcpNewReno::CongestionAvoidance adds static_cast<uint32_t>(MSS^2 / cwnd)
+//                  bytes, dropping the fraction on every call: at 1448-byte segments and 300 to
+//                  450 packets of window it grows 10 to 17 % slower than one packet per RTT.
 //   EXP_TRACE      Diagnostics only: every GetSsThresh call is printed on stderr (time, cwnd,
 //                  bytes in flight and the ssthresh returned, in segments).
 //
@@ -163,6 +199,10 @@ const bool kHtcpAlphaLinux = EnvOn("EXP_HTCP_ALPHA_LINUX");
 const bool kRtoRearm = EnvOn("EXP_RTO_REARM");
 const bool kHyblaRho8 = EnvOn("EXP_HYBLA_RHO8");
 const bool kHyblaInit = EnvOn("EXP_HYBLA_INIT");
+const bool kWestwoodSsthresh = EnvOn("EXP_WESTWOOD_SSTHRESH");
+const bool kWestwoodFilter = EnvOn("EXP_WESTWOOD_FILTER");
+const bool kWestwoodMinRtt = EnvOn("EXP_WESTWOOD_MINRTT");
+const bool kWestwoodRenoAi = EnvOn("EXP_WESTWOOD_RENO_AI");
 
 /// Linux's per-ACK RTT sample for the congestion control (EXP_LINUXRTT): the newest segment
 /// this ACK newly SACKed, else the newest it newly cumulatively ACKed, never a retransmitted
@@ -464,8 +504,257 @@ class ExpBicBase : public TcpBic
 };
 
 EXP_NAME(ExpBicBase)
+
+/// TcpWestwoodPlus with EXP_WESTWOOD_SSTHRESH, EXP_WESTWOOD_FILTER and EXP_WESTWOOD_MINRTT.
+/// With none of them on, every call goes to ns-3's TcpWestwoodPlus (its estimate, m_currentBW,
+/// is protected, so no copy of its code is needed). Linux's state (struct westwood of
+/// tcp_westwood.c, jiffies at HZ = 1000) is kept on every ACK whatever the switches; the
+/// switches choose which estimate, which min RTT and which timing are used.
+class ExpWestwoodBase : public TcpWestwoodPlus
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ExpWestwoodBase")
+                                .SetParent<TcpWestwoodPlus>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<ExpWestwoodBase>();
+        return tid;
+    }
+
+    ExpWestwoodBase() = default;
+    ExpWestwoodBase(const ExpWestwoodBase&) = default;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<ExpWestwoodBase>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override
+    {
+        m_ssPending = false;
+        LinuxAck(tcb);
+        // tcp_westwood_pkts_acked: if (sample->rtt_us > 0) w->rtt = usecs_to_jiffies(rtt_us)
+        const int64_t us = rtt.GetNanoSeconds() / 1000;
+        if (us > 0)
+        {
+            m_rtt = static_cast<uint32_t>((us + 999) / 1000);
+        }
+        if (!kWestwoodFilter)
+        {
+            TcpWestwoodPlus::PktsAcked(tcb, segmentsAcked, rtt);
+        }
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        m_ssPending = true;
+        const uint32_t seg = tcb->m_segmentSize;
+        if (kWestwoodSsthresh)
+        {
+            // .ssthresh = tcp_reno_ssthresh: max(tcp_snd_cwnd(tp) >> 1U, 2U)
+            return std::max((bytesInFlight / seg) >> 1, 2U) * seg;
+        }
+        if (!kWestwoodFilter && !kWestwoodMinRtt)
+        {
+            return TcpWestwoodPlus::GetSsThresh(tcb, bytesInFlight);
+        }
+        return std::max(2 * seg, BwRttMinBytes(tcb)); // ns-3's formula on the chosen estimates
+    }
+
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override
+    {
+        const bool ssJustSet = m_ssPending; // this RTO recomputed ssthresh (ReTxTimeout)
+        m_ssPending = false;
+        if (ev == TcpSocketState::CA_EVENT_TX_START && !m_started)
+        {
+            // tcp_westwood_init (at connection establishment: the first transmission here)
+            m_started = true;
+            m_rttWinSx = Jiffies();
+        }
+        const bool lossEvent = ev == TcpSocketState::CA_EVENT_LOSS && ssJustSet &&
+                               !(kRtoSsthresh && tcb->m_congState == TcpSocketState::CA_RECOVERY);
+        if (kWestwoodSsthresh && ev == TcpSocketState::CA_EVENT_COMPLETE_CWR)
+        {
+            // tcp_westwood_event: tp->snd_ssthresh = tcp_westwood_bw_rttmin(sk); cwnd = ssthresh
+            tcb->m_ssThresh = LinuxBwRttMin(tcb);
+            tcb->m_cWnd = tcb->m_ssThresh.Get();
+            Trace("COMPLETE_CWR", tcb);
+        }
+        if (lossEvent)
+        {
+            if (kWestwoodSsthresh)
+            {
+                tcb->m_ssThresh = LinuxBwRttMin(tcb); // tcp_westwood_event, CA_EVENT_LOSS
+                Trace("LOSS", tcb);
+            }
+            m_resetRttMin = true; // "Update RTT_min when next ack arrives"
+        }
+        TcpWestwoodPlus::CwndEvent(tcb, ev);
+    }
+
+  protected:
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (!kWestwoodRenoAi)
+        {
+            TcpWestwoodPlus::CongestionAvoidance(tcb, segmentsAcked);
+            return;
+        }
+        // tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked)
+        const uint32_t seg = tcb->m_segmentSize;
+        const uint32_t w = std::max(tcb->m_cWnd.Get() / seg, 1U);
+        if (m_cwndCnt >= w)
+        {
+            m_cwndCnt = 0;
+            tcb->m_cWnd += seg;
+        }
+        m_cwndCnt += segmentsAcked;
+        if (m_cwndCnt >= w)
+        {
+            const uint32_t delta = m_cwndCnt / w;
+            m_cwndCnt -= delta * w;
+            tcb->m_cWnd += delta * seg;
+        }
+    }
+
+  public:
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState == TcpSocketState::CA_RECOVERY || newState == TcpSocketState::CA_LOSS ||
+            newState == TcpSocketState::CA_CWR)
+        {
+            m_cwndCnt = 0; // tcp_init_cwnd_reduction, tcp_enter_loss: tp->snd_cwnd_cnt = 0
+        }
+        TcpWestwoodPlus::CongestionStateSet(tcb, newState);
+    }
+
+  private:
+    static uint32_t Jiffies()
+    {
+        return static_cast<uint32_t>(Simulator::Now().GetNanoSeconds() / 1000000);
+    }
+
+    /// tcp_westwood_ack, slow path (CA_ACK_SLOWPATH), as ccsim: westwood_update_window,
+    /// westwood_acked_count, update_rtt_min. snd_una is the ACK being processed
+    /// (ProcessAck sets m_lastAckedSeq before any PktsAcked call).
+    void LinuxAck(Ptr<const TcpSocketState> tcb)
+    {
+        const uint32_t una = tcb->m_lastAckedSeq.GetValue();
+        const uint32_t mss = tcb->m_segmentSize;
+        // westwood_update_window
+        const uint32_t now = Jiffies();
+        const auto delta = static_cast<int32_t>(now - m_rttWinSx);
+        if (m_firstAck)
+        {
+            m_sndUna = una;
+            m_firstAck = false;
+        }
+        if (m_rtt && static_cast<uint32_t>(delta) > std::max<uint32_t>(m_rtt, kRttMin))
+        {
+            // westwood_filter
+            const uint32_t sample = m_bk / static_cast<uint32_t>(delta);
+            if (m_bwNsEst == 0 && m_bwEst == 0)
+            {
+                m_bwNsEst = sample;
+                m_bwEst = m_bwNsEst;
+            }
+            else
+            {
+                m_bwNsEst = (7 * m_bwNsEst + sample) >> 3;
+                m_bwEst = (7 * m_bwEst + m_bwNsEst) >> 3;
+            }
+            m_bk = 0;
+            m_rttWinSx = now;
+        }
+        // westwood_acked_count
+        uint32_t cumul = una - m_sndUna;
+        if (!cumul)
+        {
+            m_accounted += mss; // a duplicate ACK
+            cumul = mss;
+        }
+        if (cumul > mss)
+        {
+            if (m_accounted >= cumul)
+            {
+                m_accounted -= cumul;
+                cumul = mss;
+            }
+            else
+            {
+                cumul -= m_accounted;
+                m_accounted = 0;
+            }
+        }
+        m_sndUna = una;
+        m_bk += cumul;
+        // update_rtt_min
+        if (m_resetRttMin)
+        {
+            m_rttMin = m_rtt;
+            m_resetRttMin = false;
+        }
+        else
+        {
+            m_rttMin = std::min(m_rttMin, m_rtt);
+        }
+    }
+
+    /// BWE x min RTT in bytes, from the estimates the switches choose. Both Linux's: u32
+    /// bw_est (bytes per jiffy) x rtt_min (jiffies), as tcp_westwood_bw_rttmin.
+    uint32_t BwRttMinBytes(Ptr<const TcpSocketState> tcb) const
+    {
+        if (kWestwoodFilter && kWestwoodMinRtt)
+        {
+            return m_bwEst * m_rttMin;
+        }
+        const double bytesPerS =
+            kWestwoodFilter ? m_bwEst * 1000.0 : m_currentBW.Get().GetBitRate() / 8.0;
+        const double minRttS = kWestwoodMinRtt ? m_rttMin / 1000.0 : tcb->m_minRtt.GetSeconds();
+        return static_cast<uint32_t>(bytesPerS * minRttS);
+    }
+
+    /// tcp_westwood_bw_rttmin: max(BWE x RTTmin / mss, 2) whole packets, in bytes.
+    uint32_t LinuxBwRttMin(Ptr<const TcpSocketState> tcb) const
+    {
+        const uint32_t seg = tcb->m_segmentSize;
+        return std::max(BwRttMinBytes(tcb) / seg, 2U) * seg;
+    }
+
+    void Trace(const char* what, Ptr<const TcpSocketState> tcb) const
+    {
+        if (kTrace)
+        {
+            std::cerr << "WESTWOOD " << what << " t=" << Simulator::Now().GetSeconds()
+                      << " bw_est=" << m_bwEst << "B/ms ns3_bw=" << m_currentBW.Get().GetBitRate()
+                      << "b/s rtt_min=" << m_rttMin << "ms ns3_min_rtt="
+                      << tcb->m_minRtt.GetSeconds() * 1000 << "ms ssthresh="
+                      << tcb->m_ssThresh.Get() / tcb->m_segmentSize << "\n";
+        }
+    }
+
+    static constexpr uint32_t kRttMin = 50;        // TCP_WESTWOOD_RTT_MIN (HZ / 20), jiffies
+    static constexpr uint32_t kInitRtt = 20 * 1000; // TCP_WESTWOOD_INIT_RTT (20 x HZ), jiffies
+
+    uint32_t m_bwNsEst{0};      // first filter stage, bytes per jiffy
+    uint32_t m_bwEst{0};        // bandwidth estimate, bytes per jiffy
+    uint32_t m_rttWinSx{0};     // start of the sampling window, jiffies
+    uint32_t m_bk{0};           // bytes acknowledged in the window
+    uint32_t m_sndUna{0};       // snd_una at the previous ACK
+    uint32_t m_accounted{0};    // bytes credited to duplicate ACKs
+    uint32_t m_rtt{kInitRtt};    // latest RTT sample, jiffies
+    uint32_t m_rttMin{kInitRtt}; // jiffies
+    bool m_firstAck{true};
+    bool m_resetRttMin{true};
+    bool m_started{false};
+    uint32_t m_cwndCnt{0}; // snd_cwnd_cnt (EXP_WESTWOOD_RENO_AI)
+    bool m_ssPending{false}; // GetSsThresh was the last call (an RTO's CA_EVENT_LOSS follows)
+};
+
 EXP_NAME(TcpVegas)
-EXP_NAME(TcpWestwoodPlus)
+EXP_NAME(ExpWestwoodBase)
 EXP_NAME(TcpIllinois)
 EXP_NAME(TcpBic)
 EXP_NAME(TcpHighSpeed)
@@ -1530,7 +1819,7 @@ ExpCcTypeName(const std::string& cc)
 {
     static const std::map<std::string, std::string (*)()> exp = {
         {"exp-vegas", &Reg<ExpVegasBase>},
-        {"exp-westwood", &Reg<TcpWestwoodPlus>},
+        {"exp-westwood", &Reg<ExpWestwoodBase>},
         {"exp-illinois", &Reg<ExpIllinoisBase>},
         {"exp-htcp", &Reg<ExpHtcpBase>},
         {"exp-bic", &Reg<ExpBicBase>},
