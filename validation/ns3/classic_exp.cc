@@ -45,6 +45,35 @@
 //                  cnt = (cnt << ACK_RATIO_SHIFT) / delayed_ack; bictcp_acked keeps
 //                  delayed_ack = 15/16 delayed_ack + pkts_acked, x16, in Open, from 2 x 16).
 //                  ns-3's TcpBic has no such ratio.
+//   exp-bic is ns-3 3.44's TcpBic on its public API (its members are private), line for line;
+//   the EXP_BIC_* switches below change one thing each (ns-3 3.44 tcp-bic.cc against Linux
+//   net/ipv4/tcp_bic.c and tcp_cong.c):
+//   EXP_BIC_AI     The window grows as Linux's tcp_cong_avoid_ai(tp, ca->cnt, acked)
+//                  (bictcp_cong_avoid): +1 once snd_cwnd_cnt >= cnt, the remainder kept, and
+//                  snd_cwnd_cnt / cnt packets at once when acked allows; snd_cwnd_cnt reset on
+//                  entering Recovery (tcp_init_cwnd_reduction) and Loss (tcp_enter_loss).
+//                  ns-3's TcpBic::IncreaseWindow adds one segment when m_cWndCnt > cnt
+//                  (strictly) and sets m_cWndCnt to 0, dropping the remainder, at most one
+//                  segment per ACK, and never resets m_cWndCnt on a loss.
+//   EXP_BIC_FASTCONV  Fast convergence as Linux's bictcp_recalc_ssthresh: last_max_cwnd =
+//                  cwnd x (BICTCP_BETA_SCALE + beta) / (2 x BICTCP_BETA_SCALE) = 0.9 cwnd.
+//                  ns-3's TcpBic::GetSsThresh sets m_lastMaxCwnd = Beta x cwnd = 0.8 cwnd,
+//                  i.e. the new ssthresh itself.
+//   EXP_BIC_BETA   ssthresh as Linux's bictcp_recalc_ssthresh: max(cwnd x 819 / 1024, 2)
+//                  whole packets. ns-3: max(cwnd x 0.8, 2) x MSS in bytes (a fraction of a
+//                  packet kept, 0.8 against 0.7998).
+//   EXP_BIC_LOWWND low_window as Linux: bictcp_update uses cnt = cwnd when cwnd <= low_window
+//                  and returns before the ACK ratio; bictcp_recalc_ssthresh gives
+//                  max(cwnd >> 1, 2) when cwnd <= low_window. ns-3 tests cwnd < LowWnd and
+//                  halves bytesInFlight (and EXP_BIC_DELACK alone scales that cnt too).
+//   EXP_BIC_THROTTLE  bictcp_update returns early, keeping ca->cnt, when cwnd is unchanged and
+//                  at most HZ/32 jiffies (31 ms at HZ = 1000) have passed since the last
+//                  recomputation. ns-3's TcpBic::Update recomputes cnt on every ACK (with
+//                  EXP_BIC_DELACK: with the ratio of that ACK).
+//   EXP_BIC_LOSS_RESET  bictcp_state: on TCP_CA_Loss (an RTO) bictcp_reset clears
+//                  last_max_cwnd, cnt, last_cwnd, last_time, epoch_start and sets delayed_ack
+//                  back to 2 x 16. ns-3's TcpBic has no CongestionStateSet: after an RTO it
+//                  keeps the W_max GetSsThresh just set.
 //   EXP_VENO_CNTRTT  Veno's sample count is not reset on every ACK: Linux's
 //                  tcp_veno_cong_avoid has the reset commented out (/* veno->cntrtt = 0; */),
 //                  so after 3 samples Veno's own growth runs; ns-3's TcpVeno::IncreaseWindow
@@ -155,6 +184,15 @@
 //                  TcpNewReno::CongestionAvoidance adds static_cast<uint32_t>(MSS^2 / cwnd)
 //                  bytes, dropping the fraction on every call: at 1448-byte segments and 300 to
 //                  450 packets of window it grows 10 to 17 % slower than one packet per RTT.
+//   EXP_EXIT_DELIVERED  On the ACK that ends fast recovery (or Loss), IncreaseWindow is given
+//                  the packets that ACK newly delivered (tcb->m_lastAckedSackedBytes / MSS), as
+//                  Linux's tcp_ack passes tcp_newly_delivered() to tcp_cong_control ->
+//                  tcp_cong_avoid(sk, ack, acked_sacked). ns-3's ProcessAck passes
+//                  (ackNumber - oldHeadSequence) / MSS: every segment SACKed during the
+//                  recovery, counted again (hundreds at 100 Mbps). Harmless to ns-3's own
+//                  counters that reset (TcpBic adds at most one segment per call), but with
+//                  EXP_PERSEGMENT or EXP_BIC_AI it adds tens of packets per recovery. Not
+//                  BIC's own code, but found with it (EXP_TRACE prints EXIT-ACK lines).
 //   EXP_TRACE      Diagnostics only: every GetSsThresh call is printed on stderr (time, cwnd,
 //                  bytes in flight and the ssthresh returned, in segments).
 //
@@ -185,6 +223,12 @@ const bool kHtcpBeta = EnvOn("EXP_HTCP_BETA");
 const bool kVegasLossSsthresh = EnvOn("EXP_VEGAS_LOSS_SSTHRESH");
 const bool kPerAckCa = EnvOn("EXP_PERACK_CA");
 const bool kBicDelack = EnvOn("EXP_BIC_DELACK");
+const bool kBicAi = EnvOn("EXP_BIC_AI");
+const bool kBicFastConv = EnvOn("EXP_BIC_FASTCONV");
+const bool kBicBeta = EnvOn("EXP_BIC_BETA");
+const bool kBicLowWnd = EnvOn("EXP_BIC_LOWWND");
+const bool kBicThrottle = EnvOn("EXP_BIC_THROTTLE");
+const bool kBicLossReset = EnvOn("EXP_BIC_LOSS_RESET");
 const bool kTrace = EnvOn("EXP_TRACE");
 const bool kVenoCntRtt = EnvOn("EXP_VENO_CNTRTT");
 const bool kVenoDiff = EnvOn("EXP_VENO_DIFF");
@@ -203,6 +247,7 @@ const bool kWestwoodSsthresh = EnvOn("EXP_WESTWOOD_SSTHRESH");
 const bool kWestwoodFilter = EnvOn("EXP_WESTWOOD_FILTER");
 const bool kWestwoodMinRtt = EnvOn("EXP_WESTWOOD_MINRTT");
 const bool kWestwoodRenoAi = EnvOn("EXP_WESTWOOD_RENO_AI");
+const bool kExitDelivered = EnvOn("EXP_EXIT_DELIVERED");
 
 /// Linux's per-ACK RTT sample for the congestion control (EXP_LINUXRTT): the newest segment
 /// this ACK newly SACKed, else the newest it newly cumulatively ACKed, never a retransmitted
@@ -380,8 +425,38 @@ class Exp : public B
         B::PktsAcked(tcb, segmentsAcked, kLinuxRtt ? g_sample : rtt);
     }
 
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override
+    {
+        // EXP_EXIT_DELIVERED: the ACK that ends Recovery or Loss (ProcessAck calls this, then
+        // IncreaseWindow for the same ACK)
+        m_exitAck = newState == TcpSocketState::CA_OPEN &&
+                    (tcb->m_congState == TcpSocketState::CA_RECOVERY ||
+                     tcb->m_congState == TcpSocketState::CA_LOSS);
+        B::CongestionStateSet(tcb, newState);
+    }
+
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
     {
+        if (kExitDelivered && m_exitAck)
+        {
+            // tcp_ack: tcp_cong_control(sk, ack, tcp_newly_delivered(...)) -> tcp_cong_avoid(sk,
+            // ack, acked_sacked): the packets this ACK newly delivered (ns-3 keeps the same
+            // count in m_lastAckedSackedBytes), not ns-3's (ackNumber - oldHead) / MSS, which
+            // counts every segment SACKed during the recovery again
+            m_exitAck = false;
+            segmentsAcked = tcb->m_lastAckedSackedBytes / tcb->m_segmentSize;
+            if (kTrace)
+            {
+                std::cerr << "EXIT-ACK t=" << Simulator::Now().GetSeconds()
+                          << " delivered=" << segmentsAcked << "\n";
+            }
+            if (segmentsAcked == 0)
+            {
+                return;
+            }
+        }
+        m_exitAck = false;
         if constexpr (OwnPerSegment<B>::value)
         {
             B::IncreaseWindow(tcb, segmentsAcked); // the class applies EXP_PERSEGMENT itself
@@ -449,6 +524,7 @@ class Exp : public B
 
   private:
     uint32_t m_ssBefore{0}; // ssthresh before the last GetSsThresh call (EXP_RTO_SSTHRESH)
+    bool m_exitAck{false};  // this ACK ends Recovery or Loss (EXP_EXIT_DELIVERED)
 };
 
 #define EXP_NAME(cls)                                                                              \
@@ -458,7 +534,12 @@ class Exp : public B
         static constexpr const char* value = "ns3::Exp" #cls;                                      \
     };
 
-/// TcpBic with EXP_BIC_DELACK.
+/// TcpBic with EXP_BIC_DELACK and the other EXP_BIC_* switches. TcpBic's members are private,
+/// so this is ns-3 3.44's tcp-bic.cc (IncreaseWindow, Update, GetSsThresh) on the public API,
+/// line for line, with the switches added; with none on it is ns-3's TcpBic (and with
+/// EXP_BIC_DELACK alone, the wrapper this class replaced). It derives from TcpBic only to keep
+/// its attributes (FastConvergence, Beta, MaxIncr, LowWnd, SmoothPart = 20 from algorithms.py,
+/// BinarySearchCoefficient), read on first use.
 class ExpBicBase : public TcpBic
 {
   public:
@@ -481,6 +562,7 @@ class ExpBicBase : public TcpBic
 
     void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override
     {
+        // bictcp_acked: delayed_ack += pkts_acked - delayed_ack >> ACK_RATIO_SHIFT, in Open
         if (tcb->m_congState == TcpSocketState::CA_OPEN)
         {
             m_delayedAck += segmentsAcked - (m_delayedAck >> 4);
@@ -488,10 +570,208 @@ class ExpBicBase : public TcpBic
         TcpBic::PktsAcked(tcb, segmentsAcked, rtt);
     }
 
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (kBicLossReset && newState == TcpSocketState::CA_LOSS)
+        {
+            // bictcp_state: bictcp_reset on TCP_CA_Loss (tcp_enter_loss calls it after
+            // ssthresh, as ns-3's ReTxTimeout calls this after GetSsThresh)
+            m_cnt = 0;
+            m_lastMaxCwnd = 0;
+            m_lastCwnd = 0;
+            m_lastTime = 0;
+            m_epochStart = Time::Min();
+            m_delayedAck = 2 << 4;
+        }
+        if (kBicAi && (newState == TcpSocketState::CA_RECOVERY ||
+                       newState == TcpSocketState::CA_LOSS))
+        {
+            // tp->snd_cwnd_cnt = 0 in tcp_init_cwnd_reduction (entering Recovery) and in
+            // tcp_enter_loss; ns-3's m_cWndCnt lives through both
+            m_cWndCnt = 0;
+        }
+        TcpBic::CongestionStateSet(tcb, newState);
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (tcb->m_cWnd < tcb->m_ssThresh)
+        {
+            tcb->m_cWnd += tcb->m_segmentSize;
+            segmentsAcked -= 1;
+        }
+
+        if (tcb->m_cWnd >= tcb->m_ssThresh && segmentsAcked > 0)
+        {
+            if (kBicAi)
+            {
+                // tcp_cong_avoid_ai(tp, ca->cnt, acked) after bictcp_update: cnt >= w (not >),
+                // the remainder kept, several packets at once if acked allows
+                const uint32_t w = std::max<uint32_t>(Update(tcb), 1);
+                if (m_cWndCnt >= w)
+                {
+                    m_cWndCnt = 0;
+                    tcb->m_cWnd += tcb->m_segmentSize;
+                }
+                m_cWndCnt += segmentsAcked;
+                if (m_cWndCnt >= w)
+                {
+                    const uint32_t delta = m_cWndCnt / w;
+                    m_cWndCnt -= delta * w;
+                    tcb->m_cWnd += delta * tcb->m_segmentSize;
+                    if (kTrace && delta > 1)
+                    {
+                        std::cerr << "BIC-MULTI t=" << Simulator::Now().GetSeconds()
+                                  << " acked=" << segmentsAcked << " cnt=" << w
+                                  << " added=" << delta << "\n";
+                    }
+                }
+                return;
+            }
+            m_cWndCnt += segmentsAcked;
+            uint32_t cnt = Update(tcb);
+            if (m_cWndCnt > cnt)
+            {
+                tcb->m_cWnd += tcb->m_segmentSize;
+                m_cWndCnt = 0;
+            }
+        }
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        Params();
+        uint32_t segCwnd = tcb->GetCwndInSegments();
+        uint32_t ssThresh = 0;
+
+        m_epochStart = Time::Min();
+
+        if (segCwnd < m_lastMaxCwnd && m_fastConvergence)
+        {
+            if (kBicFastConv)
+            {
+                // bictcp_recalc_ssthresh: cwnd * (BICTCP_BETA_SCALE + beta)
+                // / (2 * BICTCP_BETA_SCALE), 0.9 cwnd with beta = 819 (ns-3: Beta x cwnd)
+                m_lastMaxCwnd = segCwnd * (1024 + 819) / (2 * 1024);
+            }
+            else
+            {
+                m_lastMaxCwnd = static_cast<uint32_t>(m_beta * segCwnd);
+            }
+        }
+        else
+        {
+            m_lastMaxCwnd = segCwnd;
+        }
+
+        if (kBicLowWnd ? segCwnd <= m_lowWnd : segCwnd < m_lowWnd)
+        {
+            // bictcp_recalc_ssthresh: cwnd <= low_window gives max(cwnd >> 1, 2) packets
+            ssThresh = kBicLowWnd ? std::max<uint32_t>(segCwnd >> 1, 2) * tcb->m_segmentSize
+                                  : std::max(2 * tcb->m_segmentSize, bytesInFlight / 2);
+        }
+        else if (kBicBeta)
+        {
+            // bictcp_recalc_ssthresh: max(cwnd * beta / BICTCP_BETA_SCALE, 2), whole packets,
+            // beta = 819 (ns-3: cwnd x 0.8 in bytes, fraction of a packet kept)
+            ssThresh = std::max<uint32_t>(segCwnd * 819 / 1024, 2) * tcb->m_segmentSize;
+        }
+        else
+        {
+            ssThresh =
+                static_cast<uint32_t>(std::max(segCwnd * m_beta, 2.0) * tcb->m_segmentSize);
+        }
+        return ssThresh;
+    }
+
   protected:
     uint32_t Update(Ptr<TcpSocketState> tcb) override
     {
-        const uint32_t cnt = TcpBic::Update(tcb);
+        Params();
+        uint32_t segCwnd = tcb->GetCwndInSegments();
+        // tcp_jiffies32 at HZ = 1000 (ccsim's jiffies; only differences are used here)
+        const auto nowJ = static_cast<uint32_t>(Simulator::Now().GetMilliSeconds());
+        if (kBicThrottle && m_lastCwnd == segCwnd &&
+            static_cast<int32_t>(nowJ - m_lastTime) <= 1000 / 32)
+        {
+            // bictcp_update: cnt is recomputed at most every HZ/32 while cwnd is unchanged
+            return m_cnt;
+        }
+        m_lastCwnd = segCwnd;
+        m_lastTime = nowJ;
+
+        if (m_epochStart == Time::Min())
+        {
+            m_epochStart = Simulator::Now();
+        }
+
+        uint32_t cnt;
+        if (kBicLowWnd ? segCwnd <= m_lowWnd : segCwnd < m_lowWnd)
+        {
+            cnt = segCwnd;
+            if (kBicLowWnd)
+            {
+                // bictcp_update: "start off normal", cnt = cwnd returned before the ACK ratio
+                m_cnt = cnt;
+                return m_cnt;
+            }
+            m_cnt = Ratio(cnt);
+            return m_cnt;
+        }
+
+        if (segCwnd < m_lastMaxCwnd)
+        {
+            double dist = (m_lastMaxCwnd - segCwnd) / m_b;
+            if (dist > m_maxIncr)
+            {
+                cnt = segCwnd / m_maxIncr;
+            }
+            else if (dist <= 1)
+            {
+                cnt = (segCwnd * m_smoothPart) / m_b;
+            }
+            else
+            {
+                cnt = static_cast<uint32_t>(segCwnd / dist);
+            }
+        }
+        else
+        {
+            if (segCwnd < m_lastMaxCwnd + m_b)
+            {
+                cnt = (segCwnd * m_smoothPart) / m_b;
+            }
+            else if (segCwnd < m_lastMaxCwnd + m_maxIncr * (m_b - 1))
+            {
+                cnt = (segCwnd * (m_b - 1)) / (segCwnd - m_lastMaxCwnd);
+            }
+            else
+            {
+                cnt = segCwnd / m_maxIncr;
+            }
+        }
+
+        if (m_lastMaxCwnd == 0)
+        {
+            if (cnt > 20)
+            {
+                cnt = 20;
+            }
+        }
+
+        if (cnt == 0)
+        {
+            cnt = 1;
+        }
+        m_cnt = Ratio(cnt);
+        return m_cnt;
+    }
+
+  private:
+    /// EXP_BIC_DELACK: bictcp_update's cnt = (cnt << ACK_RATIO_SHIFT) / delayed_ack, at least 1.
+    uint32_t Ratio(uint32_t cnt) const
+    {
         if (!kBicDelack || m_delayedAck == 0)
         {
             return cnt;
@@ -499,8 +779,48 @@ class ExpBicBase : public TcpBic
         return std::max<uint32_t>(1, (cnt << 4) / m_delayedAck);
     }
 
-  private:
-    uint32_t m_delayedAck{2 << 4};
+    /// TcpBic's attributes (private in ns-3's class), read once.
+    void Params()
+    {
+        if (m_paramsRead)
+        {
+            return;
+        }
+        m_paramsRead = true;
+        BooleanValue fc;
+        GetAttribute("FastConvergence", fc);
+        m_fastConvergence = fc.Get();
+        DoubleValue beta;
+        GetAttribute("Beta", beta);
+        m_beta = beta.Get();
+        UintegerValue u;
+        GetAttribute("MaxIncr", u);
+        m_maxIncr = u.Get();
+        GetAttribute("LowWnd", u);
+        m_lowWnd = u.Get();
+        GetAttribute("SmoothPart", u);
+        m_smoothPart = u.Get();
+        GetAttribute("BinarySearchCoefficient", u);
+        m_b = static_cast<uint8_t>(u.Get());
+    }
+
+    // ns-3 3.44 TcpBic's state and its initial values
+    uint32_t m_cWndCnt{0};
+    uint32_t m_lastMaxCwnd{0};
+    uint32_t m_lastCwnd{0};
+    Time m_epochStart{Time::Min()};
+    // TcpBic's attributes
+    bool m_paramsRead{false};
+    bool m_fastConvergence{true};
+    double m_beta{0.8};
+    uint32_t m_maxIncr{16};
+    uint32_t m_lowWnd{14};
+    uint32_t m_smoothPart{5};
+    uint8_t m_b{4};
+    // Linux's struct bictcp fields ns-3 lacks
+    uint32_t m_delayedAck{2 << 4}; // EXP_BIC_DELACK
+    uint32_t m_cnt{0};             // EXP_BIC_THROTTLE: the last cnt (after the ratio)
+    uint32_t m_lastTime{0};        // EXP_BIC_THROTTLE: jiffies of the last recomputation
 };
 
 EXP_NAME(ExpBicBase)
