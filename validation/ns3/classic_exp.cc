@@ -215,6 +215,29 @@ EnvOn(const char* name)
     return v && std::string(v) == "1";
 }
 
+/// Linux tcp_cong_avoid_ai(tp, w, acked) (net/ipv4/tcp_cong.c) on an ns-3 window: the ACKed
+/// packets count in `cnt` (snd_cwnd_cnt); cwnd + 1 packet once cnt >= w, the remainder kept,
+/// several packets at once if `acked` allows. Returns the packets that second step added.
+uint32_t
+LinuxCongAvoidAi(Ptr<TcpSocketState> tcb, uint32_t w, uint32_t& cnt, uint32_t acked)
+{
+    const uint32_t seg = tcb->m_segmentSize;
+    if (cnt >= w)
+    {
+        cnt = 0;
+        tcb->m_cWnd += seg;
+    }
+    cnt += acked;
+    uint32_t delta = 0;
+    if (cnt >= w)
+    {
+        delta = cnt / w;
+        cnt -= delta * w;
+        tcb->m_cWnd += delta * seg;
+    }
+    return delta;
+}
+
 const bool kLinuxRtt = EnvOn("EXP_LINUXRTT");
 const bool kPerSegment = EnvOn("EXP_PERSEGMENT");
 const bool kSsthreshCwnd = EnvOn("EXP_SSTHRESH_CWND");
@@ -609,23 +632,12 @@ class ExpBicBase : public TcpBic
                 // tcp_cong_avoid_ai(tp, ca->cnt, acked) after bictcp_update: cnt >= w (not >),
                 // the remainder kept, several packets at once if acked allows
                 const uint32_t w = std::max<uint32_t>(Update(tcb), 1);
-                if (m_cWndCnt >= w)
+                const uint32_t delta = LinuxCongAvoidAi(tcb, w, m_cWndCnt, segmentsAcked);
+                if (kTrace && delta > 1)
                 {
-                    m_cWndCnt = 0;
-                    tcb->m_cWnd += tcb->m_segmentSize;
-                }
-                m_cWndCnt += segmentsAcked;
-                if (m_cWndCnt >= w)
-                {
-                    const uint32_t delta = m_cWndCnt / w;
-                    m_cWndCnt -= delta * w;
-                    tcb->m_cWnd += delta * tcb->m_segmentSize;
-                    if (kTrace && delta > 1)
-                    {
-                        std::cerr << "BIC-MULTI t=" << Simulator::Now().GetSeconds()
-                                  << " acked=" << segmentsAcked << " cnt=" << w
-                                  << " added=" << delta << "\n";
-                    }
+                    std::cerr << "BIC-MULTI t=" << Simulator::Now().GetSeconds()
+                              << " acked=" << segmentsAcked << " cnt=" << w
+                              << " added=" << delta << "\n";
                 }
                 return;
             }
@@ -922,20 +934,8 @@ class ExpWestwoodBase : public TcpWestwoodPlus
             return;
         }
         // tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked)
-        const uint32_t seg = tcb->m_segmentSize;
-        const uint32_t w = std::max(tcb->m_cWnd.Get() / seg, 1U);
-        if (m_cwndCnt >= w)
-        {
-            m_cwndCnt = 0;
-            tcb->m_cWnd += seg;
-        }
-        m_cwndCnt += segmentsAcked;
-        if (m_cwndCnt >= w)
-        {
-            const uint32_t delta = m_cwndCnt / w;
-            m_cwndCnt -= delta * w;
-            tcb->m_cWnd += delta * seg;
-        }
+        const uint32_t w = std::max(tcb->m_cWnd.Get() / tcb->m_segmentSize, 1U);
+        LinuxCongAvoidAi(tcb, w, m_cwndCnt, segmentsAcked);
     }
 
   public:
