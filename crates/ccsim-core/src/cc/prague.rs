@@ -577,8 +577,7 @@ impl CongestionControl for Prague {
         self.max_tso_burst = 1;
         let srtt = srtt_us8(s);
         self.rate_bytes = if srtt != 0 {
-            let r = (USEC_PER_SEC << 3) * mtu(s) / srtt;
-            (r * s.cwnd.max(s.packets_in_flight()) as u64).max(MINIMUM_RATE)
+            (packet_rate(s) * s.cwnd.max(s.packets_in_flight()) as u64).max(MINIMUM_RATE)
         } else {
             MINIMUM_RATE
         };
