@@ -515,22 +515,13 @@ def _pct(x: float) -> str:
     return "—" if math.isnan(x) else f"{x * 100:+.1f}%"
 
 
-#: two-sided 95 % Student-t quantiles by degrees of freedom (beyond 20: the normal's 1.96)
-T95 = {
-    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-    11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086,
-}
-
-
 def seed_stats(xs: list[float]) -> tuple[float, float, float, float]:
-    """Mean, sample standard deviation and the Student-t 95 % interval of the mean of `xs`."""
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
-        return m, float("nan"), float("nan"), float("nan")
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    h = T95.get(n - 1, 1.96) * sd / math.sqrt(n)
-    return m, sd, m - h, m + h
+    """Mean, sample standard deviation and the Student-t 95 % interval of the mean of `xs`
+    (ccsim.stats.spread, the interval every ccsim report uses)."""
+    from ccsim.stats import spread
+
+    s = spread(xs)
+    return s.mean, s.sd, s.low, s.high
 
 
 def flag_verdict(lo: float, hi: float, tol: float = 0.10) -> str:
