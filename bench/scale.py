@@ -21,6 +21,12 @@ Reported per run (the median over ``--repeat``):
 - peak RSS: the child's ``ru_maxrss`` (the whole process, Python included);
 - vs 2 flows: ns per segment relative to the 2-flow run at the same rate.
 
+With ``--instructions`` each scenario is also run once under valgrind's callgrind, counting the
+instructions the simulation loop executes (``Sim::run_until_limited`` and what it calls; a run
+is deterministic, so one count is exact). Instructions per segment against the 2-flow run say
+how much more work a segment takes; the time ratio divided by that says how much slower each
+instruction ran (waiting on memory). It takes about 60x the run's time.
+
 The time series is sampled once per run (``sample_interval`` = the duration), so it holds one
 row per flow and does not weigh on memory. Flow counts above 100,000 (the limit of one
 ``[[flows]]`` entry) are split over several entries. Results go to stdout and to
@@ -36,6 +42,7 @@ import json
 import multiprocessing as mp
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -106,6 +113,26 @@ def run_child(cmd: list[str], pin: bool) -> dict:
     }
 
 
+def count_instructions(cmd: list[str], path: Path, segments: int) -> int:
+    """Instructions the simulation loop of `cmd run path` executes, counted by callgrind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        vg = [
+            "valgrind", "--tool=callgrind", "--cache-sim=no", "--toggle-collect=*Sim*run_until_limited*",
+            f"--callgrind-out-file={tmp}/callgrind.out", *cmd, "run", str(path), "--json",
+        ]
+        p = subprocess.run(vg, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S * 10)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(vg)} exited {p.returncode}: {p.stderr[-2000:]}")
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if m is None:
+        raise RuntimeError(f"callgrind printed no count: {p.stderr[-2000:]}")
+    summary = json.loads(next(line for line in reversed(p.stdout.strip().splitlines()) if line.startswith("{")))
+    segs = sum(f["segments_delivered"] for f in summary["flows"])
+    if segs != segments:  # the same scenario and seed must give the same run
+        raise RuntimeError(f"{path}: {segs} segments under valgrind, {segments} without")
+    return int(m.group(1))
+
+
 def median_run(runs: list[dict]) -> dict:
     out = dict(runs[0])
     for k in ("loop_s", "process_wall_s", "cpu_s", "ns_per_segment", "cpu_ns_per_segment", "events_per_s"):
@@ -146,7 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ccsim", default=None, help='ccsim command (default: "ccsim", else "python -m ccsim")')
     ap.add_argument("--no-pin", action="store_true", help="do not pin children to CPU 0")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument(
+        "--instructions", action="store_true", help="also count the loop's instructions per segment (valgrind; slow)"
+    )
     args = ap.parse_args(argv)
+    if args.instructions and shutil.which("valgrind") is None:
+        ap.error("--instructions needs valgrind on PATH")
     flows = [int(x) for x in args.flows.split(",")]
     rates = [float(x) for x in args.rates.split(",")]
     cmd = args.ccsim.split() if args.ccsim else default_ccsim()
@@ -164,11 +196,14 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(scenario(n, rate, args.duration), encoding="utf-8")
                 runs = [pool.submit(run_child, [*cmd, "run", str(path), "--json"], pin).result() for _ in range(args.repeat)]
                 r = median_run(runs)
+                if args.instructions:
+                    r["instructions"] = count_instructions(cmd, path, r["segments"])
                 rows.append((rate, n, r))
                 print(
                     f"{rate:g} Gbps {n:>7} flows: {r['ns_per_segment']:7.0f} ns/segment (CPU {r['cpu_ns_per_segment']:.0f}), "
                     f"{r['events_per_s'] / 1e6:5.2f} M events/s, loop {r['loop_s']:.2f} s, process {r['process_wall_s']:.1f} s, "
-                    f"peak RSS {r['peak_rss_mb']:.0f} MB",
+                    f"peak RSS {r['peak_rss_mb']:.0f} MB"
+                    + (f", {r['instructions'] / r['segments']:,.0f} instructions/segment" if args.instructions else ""),
                     flush=True,
                 )
 
@@ -177,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         "# ccsim at scale: many CUBIC flows on one link",
         "",
         f"Measured {_dt.date.today().isoformat()} on {platform.node()} ({os.cpu_count()} CPUs), "
-        f"`python3 bench/scale.py --flows {args.flows} --rates {args.rates} --repeat {args.repeat}`. "
+        f"`python3 bench/scale.py --flows {args.flows} --rates {args.rates} --repeat {args.repeat}"
+        f"{' --instructions' if args.instructions else ''}`. "
         f"Each run: CUBIC, one bottleneck, 20 ms one way, 1 BDP drop-tail buffer, access links 10x the "
         f"bottleneck rate, {args.duration:g} s simulated, one child process pinned to one core "
         f"({'taskset -c 0' if pin else 'not pinned'}); median of {args.repeat} run(s); {build_of(cmd)}.",
@@ -204,6 +240,27 @@ def main(argv: list[str] | None = None) -> int:
         "- RSS per flow: (peak RSS - the 1-flow run's) / flows (from 1,000 flows up).",
         "",
     ]
+    if args.instructions:
+        lines += [
+            "## Work and waiting",
+            "",
+            "Instructions the simulation loop executes per delivered segment (callgrind, one run: the runs are",
+            "deterministic), against the 2-flow run at the same rate: how much more work a segment takes. The",
+            "time ratio over the instruction ratio is how much slower each instruction ran, waiting on memory.",
+            "",
+            "| rate | flows | instructions per segment | vs 2 flows | ns per segment vs 2 flows | time per instruction vs 2 flows |",
+            "|---|---|---|---|---|---|",
+        ]
+        for rate, n, r in rows:
+            b = base.get(rate)
+            ips = r["instructions"] / r["segments"]
+            if b is None:
+                lines.append(f"| {rate:g} Gbps | {n:,} | {ips:,.0f} | - | - | - |")
+                continue
+            w = ips / (b["instructions"] / b["segments"])
+            t = r["ns_per_segment"] / b["ns_per_segment"]
+            lines.append(f"| {rate:g} Gbps | {n:,} | {ips:,.0f} | {w:.2f}x | {t:.2f}x | {t / w:.2f}x |")
+        lines.append("")
     write_md(args.out, lines)
     return 0
 
