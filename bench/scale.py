@@ -22,8 +22,9 @@ Reported per run (the median over ``--repeat``):
 - vs 2 flows: ns per segment relative to the 2-flow run at the same rate.
 
 With ``--instructions`` each scenario is also run once under valgrind's callgrind, counting the
-instructions the simulation loop executes (``Sim::run_until_limited`` and what it calls; a run
-is deterministic, so one count is exact). Instructions per segment against the 2-flow run say
+instructions the simulation loop executes (``Sim::run_until_limited`` and what it calls; the
+run's results are those of the timed runs, and its count moves by about 0.2% between two runs of
+one scenario, with where the allocator places things). Instructions per segment against the 2-flow run say
 how much more work a segment takes; the time ratio divided by that says how much slower each
 instruction ran (waiting on memory). It takes about 60x the run's time.
 
@@ -244,8 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         lines += [
             "## Work and waiting",
             "",
-            "Instructions the simulation loop executes per delivered segment (callgrind, one run: the runs are",
-            "deterministic), against the 2-flow run at the same rate: how much more work a segment takes. The",
+            "Instructions the simulation loop executes per delivered segment (callgrind, one run; two runs of one",
+            "scenario differ by about 0.2%), against the 2-flow run at the same rate: how much more work a segment takes. The",
             "time ratio over the instruction ratio is how much slower each instruction ran, waiting on memory.",
             "",
             "| rate | flows | instructions per segment | vs 2 flows | ns per segment vs 2 flows | time per instruction vs 2 flows |",
