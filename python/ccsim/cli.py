@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import sys
 import warnings
 from pathlib import Path
@@ -192,7 +193,7 @@ def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:
     """Write the result's files to ``out_dir`` (if given); print its JSON or its summary."""
     written, plotted = _write_outputs(result, out_dir) if out_dir is not None else (None, False)
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        click.echo(result.to_json())
         if written is not None:
             click.echo(f"wrote results to {written}", err=True)
             if not plotted:
@@ -202,7 +203,7 @@ def _show_result(result: Result, out_dir: Path | None, as_json: bool) -> None:
         if written is not None:
             names = ["summary.json", "flows.parquet", "timeseries.parquet" + ("" if plotted else " (no rows)"),
                      "cc_events.parquet"]
-            if result.to_dict().get("links"):
+            if result._summary.get("links"):
                 names += ["links.parquet", "link_queues.parquet"]
             if plotted:
                 click.echo(f"wrote {', '.join(names)} and {PLOT_FILENAME} to {written}")
@@ -396,7 +397,7 @@ def _print_summary(result: Result) -> None:
     from rich import box
     from rich.table import Table
 
-    d = result.to_dict()
+    d = result._summary  # read only: to_dict() would copy it (seconds with 100,000 flows)
     wireless = d.get("network") == "wireless"
     # A [[links]] network: say where each flow runs.
     paths = not wireless and not d.get("bottleneck") and any(f.get("path") for f in d.get("flows", []))
@@ -419,9 +420,8 @@ def _print_summary(result: Result) -> None:
     number("flows", "rtt_mean_ms", "RTT mean")
     number("flows", "rtt_p95_ms", "RTT p95")
     number("flows", "cwnd_final_pkts", "final cwnd")
-    for f in d.get("flows", []):
-        if f.get("workload") is not None:
-            continue  # workload flows: summarised per workload below
+    shown = [f for f in d.get("flows", []) if f.get("workload") is None]  # workload flows: per workload below
+    for f in shown[:MAX_FLOW_ROWS]:
         row = [str(f.get("id", "")), str(f.get("cc", ""))]
         if wireless:
             row.append(f"{f.get('src')} -> {f.get('dst')}")
@@ -441,6 +441,8 @@ def _print_summary(result: Result) -> None:
     console = _console()
     console.print(_title(result, d), soft_wrap=True)
     console.print(table)
+    if len(shown) > MAX_FLOW_ROWS:
+        console.print(_more_flows(shown), soft_wrap=True)
     for w in d.get("workloads") or []:
         console.print(
             f"workload {w['id']} ({w['cc']}, {w['sizes']}, {w['arrival_rate']:.2f} flows/s"
@@ -507,6 +509,27 @@ def _print_summary(result: Result) -> None:
     )
     for item in d.get("ignored", []) or []:
         console.print(f"not applied by the kernel: {item}", soft_wrap=True)
+
+
+#: Flows the text summary lists one row each; past that, the first ones and a line on all of them.
+MAX_FLOW_ROWS = 50
+
+
+def _more_flows(flows: list[dict[str, Any]]) -> str:
+    """The line under a flow table cut at MAX_FLOW_ROWS: how many are not shown and how the
+    throughput and mean RTT of all of them spread."""
+
+    def spread(key: str, spec: str) -> str:
+        xs = sorted(x for x in (f.get(key) for f in flows) if isinstance(x, (int, float)) and not math.isnan(x))
+        if not xs:
+            return "-"
+        return " / ".join(_num(v, spec) for v in (xs[0], statistics.median(xs), xs[-1]))
+
+    return (
+        f"... {len(flows) - MAX_FLOW_ROWS:,} more flows (--json or --out DIR has every one); over all "
+        f"{len(flows):,}: throughput min / median / max {spread('throughput_mbps', '.3f')} Mbps, "
+        f"RTT mean {spread('rtt_mean_ms', '.1f')} ms"
+    )
 
 
 def _print_warnings(result: Result) -> None:

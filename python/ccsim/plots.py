@@ -96,7 +96,7 @@ def plot_throughput_cwnd(result: Result, path: str | os.PathLike | None = None) 
 
 
 def _title(result: Result) -> str:
-    d = result.to_dict()
+    d = result._summary  # read only: to_dict() would copy every flow's summary
     bn = d.get("bottleneck", {})
     parts = []
     if bn:

@@ -271,6 +271,34 @@ def test_summary_and_bottleneck_match_to_dict(result):
     # to_dict returns a copy
     d["flows"].clear()
     assert len(result.to_dict()["flows"]) == 2
+    # and so do the accessors, down to the nested values
+    f = result.flows
+    before = f[0]["throughput_mbps"]
+    f[0]["throughput_mbps"] = -1.0
+    b = result.bottleneck
+    b["rate_mbps"] = -1.0
+    assert before > 0 and result.flows[0]["throughput_mbps"] == before
+    assert result.bottleneck["rate_mbps"] == pytest.approx(10.0)
+
+
+def test_a_result_made_from_a_summary_keeps_its_own_copy(result):
+    # Result(summary) copies what it is given (as copy.deepcopy would: nested lists, dicts and
+    # tuples), so that changing the caller's dict afterwards changes nothing in the Result.
+    import copy
+
+    from ccsim.result import _tree_copy
+
+    summary = result.to_dict()
+    summary["extra"] = ({"a": [1, 2.5, None, True, "x"]}, [("t", [3])])
+    r = ccsim.Result(summary)
+    expected = copy.deepcopy(summary)
+    summary["flows"][0]["throughput_mbps"] = -1.0
+    summary["extra"][0]["a"].append(4)
+    summary["extra"][1][0][1].append(5)
+    assert r.to_dict() == expected
+    t = _tree_copy(expected)
+    assert t == expected and t is not expected
+    assert t["extra"][1][0][1] is not expected["extra"][1][0][1]
 
 
 def test_run_accepts_path_dict_and_scenario(scenario_file):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 
@@ -78,6 +79,42 @@ def test_run_json_prints_exactly_to_dict(runner, scenario_file):
     expected = ccsim.run(scenario_file, seed=3).to_dict()
     assert _without_wall(printed) == _without_wall(expected)
     assert printed["seed"] == 3
+
+
+def test_run_table_lists_the_first_flows_and_spreads_the_rest(runner, write_scenario):
+    # 60 flows: the text summary has a row for each of the first MAX_FLOW_ROWS (50) and one
+    # line for all of them, whose numbers are those of --json for the same run.
+    from ccsim.cli import MAX_FLOW_ROWS
+
+    path = write_scenario(
+        'duration = "1s"\nseed = 2\n[bottleneck]\nrate = "20Mbps"\ndelay = "5ms"\nbuffer = "1bdp"\n'
+        '[[flows]]\ncc = "cubic"\ncount = 60\n'
+    )
+    res = runner.invoke(cli, ["run", str(path)])
+    assert res.exit_code == 0, res.stderr
+    rows = [ln.split() for ln in res.stdout.splitlines() if ln.split()[:2][1:] == ["cubic"]]
+    assert [int(r[0]) for r in rows] == list(range(MAX_FLOW_ROWS))
+    flows = json.loads(runner.invoke(cli, ["run", str(path), "--json"]).stdout)["flows"]
+    assert len(flows) == 60
+    # Flows with no RTT sample (None) are left out of the RTT spread.
+    tput = sorted(f["throughput_mbps"] for f in flows)
+    rtt = sorted(f["rtt_mean_ms"] for f in flows if f["rtt_mean_ms"] is not None)
+    median = statistics.median
+    more = [ln for ln in res.stdout.splitlines() if ln.startswith("... ")]
+    assert more == [
+        f"... 10 more flows (--json or --out DIR has every one); over all 60: throughput min / median / max "
+        f"{tput[0]:.3f} / {median(tput):.3f} / {tput[-1]:.3f} Mbps, RTT mean {rtt[0]:.1f} / {median(rtt):.1f} / "
+        f"{rtt[-1]:.1f} ms"
+    ]
+    # Up to the limit every flow has its row and there is no such line.
+    few = write_scenario(
+        'duration = "1s"\n[bottleneck]\nrate = "20Mbps"\ndelay = "5ms"\nbuffer = "1bdp"\n'
+        f'[[flows]]\ncc = "cubic"\ncount = {MAX_FLOW_ROWS}\n',
+        name="few.toml",
+    )
+    out = runner.invoke(cli, ["run", str(few)]).stdout
+    assert sum(1 for ln in out.splitlines() if ln.split()[:2][1:] == ["cubic"]) == MAX_FLOW_ROWS
+    assert "more flows" not in out
 
 
 def test_run_out_writes_results(runner, scenario_file, tmp_path):
