@@ -37,7 +37,8 @@ def plot_throughput_cwnd(result: Result, path: str | os.PathLike | None = None) 
         drawn = ts["flow"].drop_duplicates().nsmallest(MAX_PLOTTED_FLOWS)
         ts = ts[ts["flow"].isin(drawn)]
     if len(ts):
-        ts = active_only(ts, pd.DataFrame.from_records(result.flows, columns=["id", "start_s", "end_s"])
+        flows = result._summary.get("flows", [])  # read only (Result.flows would copy every flow)
+        ts = active_only(ts, pd.DataFrame.from_records(flows, columns=["id", "start_s", "end_s"])
                          .rename(columns={"id": "flow"}))
     fig = Figure(figsize=(10, 6.5), layout="constrained")
     FigureCanvasAgg(fig)

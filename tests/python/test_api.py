@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import duckdb
 import pandas as pd
@@ -281,6 +282,17 @@ def test_summary_and_bottleneck_match_to_dict(result):
     assert result.bottleneck["rate_mbps"] == pytest.approx(10.0)
 
 
+def test_summary_text_is_the_same_json_for_any_summary():
+    from ccsim.result import _summary_text
+
+    for d in ({}, {"a": []}, {"a": [{"x": 1}], "b": {"c": [1, 2], "d": "two\nlines"}, "e": None},
+              {"flows": [{"id": 0, "path": ["a", "b"]}, {"id": 1, "v": float("nan")}], "n": [1, {"k": 2}]}):
+        text = _summary_text(d)
+        back = json.loads(text)
+        assert json.dumps(back, sort_keys=True) == json.dumps(d, sort_keys=True)
+        assert text.count("\n") >= len(d) or not d
+
+
 def test_a_result_made_from_a_summary_keeps_its_own_copy(result):
     # Result(summary) copies what it is given (as copy.deepcopy would: nested lists, dicts and
     # tuples), so that changing the caller's dict afterwards changes nothing in the Result.
@@ -352,7 +364,12 @@ def test_to_parquet_writes_files_readable_by_pandas_and_duckdb(result, tmp_path)
     assert out == tmp_path / "run"
     assert {p.name for p in out.iterdir()} >= {"summary.json", "flows.parquet", "timeseries.parquet"}
 
-    assert json.loads((out / "summary.json").read_text()) == result.to_dict()
+    text = (out / "summary.json").read_text()
+    assert json.loads(text) == result.to_dict()
+    # One flow to a line (readable, and quick to write with 100,000 flows), the rest indented.
+    flow_lines = [ln for ln in text.splitlines() if re.match(r'    \{"id": \d', ln)]  # links' ids are names
+    assert [json.loads(ln.rstrip(",")) for ln in flow_lines] == result.to_dict()["flows"]
+    assert '\n  "bottleneck": {\n    "rate_mbps": ' in text
 
     flows = pd.read_parquet(out / "flows.parquet")
     assert list(flows.columns) == list(result.summary.columns)
