@@ -51,7 +51,8 @@ def run_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
         result = _simulate(payload["scenario"], payload["seed"], timeseries=bool(payload["timeseries"]),
                            memory_limit=tuple(limit))
         out: dict[str, Any] = {"key": key, "ok": True}
-        summary = result.to_dict()
+        # A shallow copy: one top-level key may be added below, and runs_table only reads.
+        summary = dict(result._summary)
         if payload.get("cc_modules"):
             # The Python algorithms' content hashes (also in the run's key): name=sha256, ...
             summary["cc_modules"] = ", ".join(f"{k}={m['sha256']}" for k, m in sorted(payload["cc_modules"].items()))
