@@ -70,6 +70,7 @@ def _tree_copy(x: Any) -> Any:
         return tuple(_tree_copy(v) for v in x)
     return copy.deepcopy(x)
 
+
 ScenarioLike = Scenario | Mapping[str, Any] | str | os.PathLike
 
 
