@@ -72,6 +72,15 @@ def scenario(n: int, rate_gbps: float, duration_s: float) -> str:
     )
 
 
+def summary_of(stdout: str) -> dict:
+    """The run summary `ccsim run --json` printed: its last line that is a JSON object (else
+    all of stdout)."""
+    for line in reversed(stdout.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    return json.loads(stdout)
+
+
 def run_child(cmd: list[str], pin: bool) -> dict:
     """Run cmd; its stdout's last JSON line, loop numbers, CPU seconds and peak RSS (MB)."""
     if pin and shutil.which("taskset"):
@@ -90,13 +99,7 @@ def run_child(cmd: list[str], pin: bool) -> dict:
         stdout = out.read().decode(errors="replace")
         if rc != 0:
             raise RuntimeError(f"{' '.join(cmd)} exited {rc}: {err.read().decode(errors='replace')[-2000:]}")
-    summary = None
-    for line in reversed(stdout.strip().splitlines()):
-        if line.startswith("{"):
-            summary = json.loads(line)
-            break
-    if summary is None:
-        summary = json.loads(stdout)
+    summary = summary_of(stdout)
     segs = sum(f["segments_delivered"] for f in summary["flows"])
     cpu = ru.ru_utime + ru.ru_stime
     return {
@@ -127,7 +130,7 @@ def count_instructions(cmd: list[str], path: Path, segments: int) -> int:
     m = re.search(r"Collected : (\d+)", p.stderr)
     if m is None:
         raise RuntimeError(f"callgrind printed no count: {p.stderr[-2000:]}")
-    summary = json.loads(next(line for line in reversed(p.stdout.strip().splitlines()) if line.startswith("{")))
+    summary = summary_of(p.stdout)
     segs = sum(f["segments_delivered"] for f in summary["flows"])
     if segs != segments:  # the same scenario and seed must give the same run
         raise RuntimeError(f"{path}: {segs} segments under valgrind, {segments} without")
